@@ -1,0 +1,3 @@
+from lpt_cli.cli.main import main
+
+main()

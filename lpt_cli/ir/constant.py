@@ -1,0 +1,132 @@
+"""Constant payloads: memory-mapped slices of a .bin until somebody decodes or replaces them.
+
+An untouched constant keeps (blob, offset, size) so the writer can copy its bytes without
+decoding; `array()` decodes on demand and never reads more than its own slice.
+"""
+from __future__ import annotations
+
+import mmap
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from .eltypes import ElementType, element_type, from_dtype
+
+
+class Blob:
+    """A read-only memory map of one .bin file, shared by all constants read from it."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        with open(path, "rb") as handle:
+            size = handle.seek(0, 2)
+            self.size = size
+            self._map = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if size else None
+
+    def view(self, offset: int, size: int) -> memoryview:
+        if size == 0 or self._map is None:
+            return memoryview(b"")
+        return memoryview(self._map)[offset:offset + size]
+
+
+def _unpack(raw: np.ndarray, etype: ElementType, count: int) -> np.ndarray:
+    """Unpacks u1 (MSB first), u4/i4 (low nibble first) into one byte per element."""
+    if etype.name == "u1":
+        return np.unpackbits(raw)[:count]
+    low = raw & 0x0F
+    high = raw >> 4
+    values = np.stack([low, high], axis=-1).reshape(-1)[:count]
+    if etype.name == "i4":
+        return np.where(values > 7, values.astype(np.int16) - 16, values).astype(np.int8)
+    return values.astype(np.uint8)
+
+
+def _pack(values: np.ndarray, etype: ElementType) -> bytes:
+    flat = values.reshape(-1)
+    if etype.name == "u1":
+        return np.packbits(flat.astype(np.uint8) != 0).tobytes()
+    nibbles = (flat.astype(np.int16) & 0x0F).astype(np.uint8)
+    if nibbles.size % 2:
+        nibbles = np.append(nibbles, np.uint8(0))
+    return (nibbles[0::2] | (nibbles[1::2] << 4)).astype(np.uint8).tobytes()
+
+
+def _bf16_to_f32(bits: np.ndarray) -> np.ndarray:
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+def _f32_to_bf16(values: np.ndarray) -> np.ndarray:
+    bits = np.asarray(values, dtype=np.float32).view(np.uint32)
+    rounded = bits + 0x7FFF + ((bits >> 16) & 1)  # round to nearest even
+    return (rounded >> 16).astype(np.uint16)
+
+
+class ConstantData:
+    """The value of one Constant: element type, shape, and bytes (lazy) or an array."""
+
+    __slots__ = ("element_type", "shape", "blob", "offset", "size", "_array")
+
+    def __init__(self, etype: ElementType, shape: Sequence[int], *, blob: Blob | None = None,
+                 offset: int = 0, size: int = 0, array: np.ndarray | None = None) -> None:
+        self.element_type = etype
+        self.shape = tuple(int(d) for d in shape)
+        self.blob = blob
+        self.offset = offset
+        self.size = size
+        self._array = array
+
+    @classmethod
+    def from_array(cls, value: np.ndarray, etype: ElementType | None = None,
+                   shape: Sequence[int] | None = None) -> ConstantData:
+        """Wraps an in-memory value, cast to `etype` (default: the array's own type)."""
+        et = etype if etype is not None else from_dtype(np.asarray(value).dtype)
+        target_shape = tuple(shape) if shape is not None else np.shape(value)
+        array = np.broadcast_to(np.asarray(value), target_shape)
+        if et.dtype is not None and et.name != "bf16":
+            stored = np.array(array, dtype=et.dtype)
+        else:
+            stored = np.array(array, dtype=np.float32 if et.name in ("bf16", "nf4") else np.int8)
+        return cls(et, target_shape, array=stored)
+
+    @property
+    def count(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def is_lazy(self) -> bool:
+        """True while the value is still only a slice of the input .bin."""
+        return self._array is None
+
+    def raw_bytes(self) -> bytes | memoryview:
+        """The bytes as they go into a .bin (a view of the input for an untouched constant)."""
+        if self._array is None:
+            assert self.blob is not None
+            return self.blob.view(self.offset, self.size)
+        et = self.element_type
+        if et.name == "bf16":
+            return _f32_to_bf16(self._array).tobytes()
+        if et.is_packed:
+            if et.name == "nf4":
+                raise ValueError("nf4 constants can only be copied, not re-encoded")
+            return _pack(self._array, et)
+        return np.ascontiguousarray(self._array, dtype=et.dtype).tobytes()
+
+    def array(self) -> np.ndarray:
+        """The decoded value: numpy array of `shape` (bf16 as f32, u1/u4/i4 one byte each)."""
+        if self._array is not None:
+            return self._array
+        et = self.element_type
+        raw = np.frombuffer(self.raw_bytes(), dtype=np.uint8 if et.dtype is None else et.dtype)
+        if et.name == "bf16":
+            value = _bf16_to_f32(raw)
+        elif et.is_packed:
+            if et.name == "nf4":
+                raise ValueError("nf4 constants are kept as raw bytes and cannot be decoded")
+            value = _unpack(raw, et, self.count)
+        else:
+            value = raw[: self.count]
+        return value.reshape(self.shape)
+
+
+__all__ = ["Blob", "ConstantData", "element_type"]

@@ -1,0 +1,321 @@
+"""The in-memory graph lpt reads an IR into, transforms, and writes back.
+
+Values are SSA-style: each `Output` is produced by exactly one node and knows the `Input`
+slots that consume it, so "replace all uses" costs O(uses). Nodes live in an
+insertion-ordered dict: removal is O(1) and iterating over `list(graph.nodes)` while
+mutating is safe (check `node.alive`). Anything the transformations do not understand
+(rt_info, port names, sub-graph bodies, unknown child elements) rides along in opaque
+`xml_*` fields that only the reader and writer interpret.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from .constant import ConstantData
+from .eltypes import ElementType, element_type
+
+Dim = int  # -1 is a dynamic dimension
+Shape = tuple[Dim, ...] | None  # None is a dynamic rank
+
+
+class GraphError(ValueError):
+    """A structural problem with a graph (dangling edge, cycle, misuse of the API)."""
+
+
+class Output:
+    """Output port `index` of `node`: a value with an element type and a (partial) shape."""
+
+    __slots__ = ("node", "index", "element_type", "shape", "uses", "names", "xml_rt_info", "annotations")
+
+    def __init__(self, node: Node, index: int, etype: ElementType, shape: Shape) -> None:
+        self.node = node
+        self.index = index
+        self.element_type = etype
+        self.shape = shape
+        self.uses: list[Input] = []
+        self.names: str | None = None  # the port's `names` attribute, verbatim
+        self.xml_rt_info: Any = None
+        self.annotations: dict[str, Any] = {}
+
+    @property
+    def rank(self) -> int | None:
+        return None if self.shape is None else len(self.shape)
+
+    @property
+    def is_static(self) -> bool:
+        return self.shape is not None and all(d >= 0 for d in self.shape)
+
+    def consumers(self) -> list[Input]:
+        return list(self.uses)
+
+    def consumer_nodes(self) -> list[Node]:
+        return [use.node for use in self.uses]
+
+    def replace_all_uses_with(self, other: Output, *, skip: Node | None = None) -> None:
+        """Re-points every consumer of this value (except `skip`) to `other`."""
+        if other is self:
+            return
+        for use in list(self.uses):
+            if use.node is not skip:
+                use.set_source(other)
+
+    def __repr__(self) -> str:
+        return f"{self.node.name}:{self.index}<{self.element_type}{list(self.shape) if self.shape is not None else '[?]'}>"
+
+
+class Input:
+    """Input slot `index` of `node`, fed by `source`."""
+
+    __slots__ = ("node", "index", "source", "xml_rt_info", "annotations")
+
+    def __init__(self, node: Node, index: int, source: Output) -> None:
+        self.node = node
+        self.index = index
+        self.source = source
+        self.xml_rt_info: Any = None
+        self.annotations: dict[str, Any] = {}
+        source.uses.append(self)
+
+    def set_source(self, new: Output) -> None:
+        """Re-wires this slot to `new`, keeping both use lists right."""
+        self.source.uses.remove(self)
+        self.source = new
+        new.uses.append(self)
+
+
+class Node:
+    """One operation. `attrs` holds the `<data>` attributes as the IR spells them (strings)."""
+
+    __slots__ = (
+        "graph", "id", "name", "type", "version", "attrs", "inputs", "outputs", "data",
+        "alive", "annotations", "xml_rt_info", "xml_extra",
+    )
+
+    def __init__(self, graph: Graph, node_id: int, name: str, op_type: str, version: str,
+                 attrs: dict[str, str]) -> None:
+        self.graph = graph
+        self.id = node_id
+        self.name = name
+        self.type = op_type
+        self.version = version
+        self.attrs = attrs
+        self.inputs: list[Input] = []
+        self.outputs: list[Output] = []
+        self.data: ConstantData | None = None  # Constant nodes only
+        self.alive = True
+        self.annotations: dict[str, Any] = {}  # free-form per-node facts (LPT attributes live here)
+        self.xml_rt_info: Any = None  # opaque <rt_info> element
+        self.xml_extra: list[Any] = []  # opaque other children (bodies, port_map, back_edges)
+
+    # --- navigation -------------------------------------------------------------------
+    def output(self, index: int = 0) -> Output:
+        return self.outputs[index]
+
+    def input_value(self, index: int) -> Output:
+        return self.inputs[index].source
+
+    def input_node(self, index: int) -> Node:
+        return self.inputs[index].source.node
+
+    def input_values(self) -> list[Output]:
+        return [slot.source for slot in self.inputs]
+
+    def consumers(self) -> list[Node]:
+        """All consumer nodes of all outputs, in use order (duplicates kept)."""
+        return [use.node for out in self.outputs for use in out.uses]
+
+    @property
+    def is_constant(self) -> bool:
+        return self.type == "Constant"
+
+    @property
+    def value(self) -> np.ndarray:
+        """Decoded value of a Constant (reads the .bin only now)."""
+        if self.data is None:
+            raise GraphError(f"node {self.name!r} ({self.type}) is not a Constant")
+        return self.data.array()
+
+    # --- attributes -------------------------------------------------------------------
+    def attr(self, key: str, default: str | None = None) -> str | None:
+        return self.attrs.get(key, default)
+
+    def attr_int(self, key: str, default: int | None = None) -> int | None:
+        raw = self.attrs.get(key)
+        return default if raw is None or raw == "" else int(raw)
+
+    def attr_ints(self, key: str) -> list[int]:
+        raw = self.attrs.get(key, "")
+        return [int(v) for v in raw.replace(" ", "").split(",") if v != ""]
+
+    def attr_bool(self, key: str, default: bool = False) -> bool:
+        raw = self.attrs.get(key)
+        return default if raw is None else raw.strip().lower() in ("true", "1")
+
+    # --- mutation ---------------------------------------------------------------------
+    def set_input(self, index: int, source: Output) -> None:
+        self.inputs[index].set_source(source)
+
+    def add_input(self, source: Output) -> Input:
+        slot = Input(self, len(self.inputs), source)
+        self.inputs.append(slot)
+        return slot
+
+    def add_output(self, etype: ElementType | str, shape: Shape) -> Output:
+        out = Output(self, len(self.outputs), element_type(etype), None if shape is None else tuple(shape))
+        self.outputs.append(out)
+        return out
+
+    def __repr__(self) -> str:
+        return f"<{self.type} {self.name!r} #{self.id}>"
+
+
+class Graph:
+    """A model: nodes, ordered Parameters and Results, and model-level opaque XML."""
+
+    def __init__(self, name: str = "model") -> None:
+        self.name = name
+        self.nodes: dict[int, Node] = {}
+        self.parameters: list[Node] = []
+        self.results: list[Node] = []
+        self.xml_model_extra: list[Any] = []  # opaque <rt_info>, <meta_data> of the model
+        self._next_id = 0
+        self._names: set[str] = set()
+
+    def __iter__(self) -> Iterator[Node]:
+        return iter(list(self.nodes.values()))
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    # --- building ---------------------------------------------------------------------
+    def unique_name(self, base: str) -> str:
+        name, k = base, 1
+        while name in self._names:
+            name = f"{base}_{k}"
+            k += 1
+        return name
+
+    def add_node(
+        self,
+        op_type: str,
+        inputs: Sequence[Output] = (),
+        *,
+        outputs: Iterable[tuple[ElementType | str, Shape]] = (),
+        attrs: dict[str, str] | None = None,
+        version: str = "opset1",
+        name: str | None = None,
+        node_id: int | None = None,
+    ) -> Node:
+        """Creates a node wired to `inputs` with the given output (type, shape) pairs."""
+        if node_id is None:
+            node_id = self._next_id
+        if node_id in self.nodes:
+            raise GraphError(f"duplicate layer id {node_id}")
+        self._next_id = max(self._next_id, node_id + 1)
+        name = name if name is not None else self.unique_name(f"{op_type}_{node_id}")
+        self._names.add(name)
+        node = Node(self, node_id, name, op_type, version, dict(attrs or {}))
+        for source in inputs:
+            node.add_input(source)
+        for etype, shape in outputs:
+            node.add_output(etype, shape)
+        self.nodes[node_id] = node
+        if op_type == "Parameter":
+            self.parameters.append(node)
+        elif op_type == "Result":
+            self.results.append(node)
+        return node
+
+    def add_constant(self, value: np.ndarray | float | int, etype: ElementType | str | None = None,
+                     *, shape: Sequence[int] | None = None, name: str | None = None) -> Node:
+        """A Constant holding `value` (cast to `etype`; reshaped to `shape` when given)."""
+        array = np.asarray(value)
+        et = element_type(etype) if etype is not None else None
+        data = ConstantData.from_array(array, et, shape)
+        node = self.add_node(
+            "Constant", outputs=[(data.element_type, data.shape)],
+            attrs={"element_type": data.element_type.name, "shape": ",".join(map(str, data.shape))},
+            name=name or self.unique_name(f"Constant_{self._next_id}"),
+        )
+        node.data = data
+        return node
+
+    # --- removal ----------------------------------------------------------------------
+    def remove(self, node: Node) -> None:
+        """Detaches and deletes `node`; its outputs must have no consumers left."""
+        for out in node.outputs:
+            if out.uses:
+                raise GraphError(f"cannot remove {node!r}: output {out.index} still has consumers")
+        for slot in node.inputs:
+            slot.source.uses.remove(slot)
+        node.inputs = []
+        node.alive = False
+        del self.nodes[node.id]
+        if node in self.parameters:
+            self.parameters.remove(node)
+        if node in self.results:
+            self.results.remove(node)
+
+    def replace(self, old: Node, new: Node) -> None:
+        """Moves every consumer of `old`'s outputs to the same-index outputs of `new`."""
+        for i, out in enumerate(old.outputs):
+            out.replace_all_uses_with(new.outputs[i])
+
+    def remove_dead(self) -> int:
+        """Deletes nodes whose values reach no Result or sink; returns how many went."""
+        alive = set()
+        stack = [n for n in self.nodes.values() if self._is_root(n)]
+        while stack:
+            node = stack.pop()
+            if node.id in alive:
+                continue
+            alive.add(node.id)
+            stack.extend(slot.source.node for slot in node.inputs)
+        dead = [n for n in self.nodes.values() if n.id not in alive]
+        for node in dead:
+            for slot in node.inputs:
+                slot.source.uses.remove(slot)
+            node.inputs = []
+        for node in dead:
+            for out in node.outputs:
+                out.uses = [u for u in out.uses if u.node.id in alive]
+            node.alive = False
+            del self.nodes[node.id]
+            if node in self.parameters:
+                self.parameters.remove(node)
+        return len(dead)
+
+    @staticmethod
+    def _is_root(node: Node) -> bool:
+        # Results and sinks (Assign, or anything without outputs) keep their inputs alive;
+        # Parameters are part of the model's signature and are never removed.
+        return node.type in ("Result", "Assign", "Parameter") or not node.outputs
+
+    # --- ordering ---------------------------------------------------------------------
+    def topological_order(self) -> list[Node]:
+        """Producers before consumers; ties broken by insertion order. Raises on a cycle."""
+        indegree = {n.id: len(n.inputs) for n in self.nodes.values()}
+        ready = [n for n in self.nodes.values() if indegree[n.id] == 0]
+        ready.reverse()
+        order: list[Node] = []
+        while ready:
+            node = ready.pop()
+            order.append(node)
+            for out in node.outputs:
+                for use in out.uses:
+                    indegree[use.node.id] -= 1
+                    if indegree[use.node.id] == 0:
+                        ready.append(use.node)
+        if len(order) != len(self.nodes):
+            stuck = next(n for n in self.nodes.values() if indegree[n.id] > 0)
+            raise GraphError(f"the graph has a cycle through layer {stuck.name!r} (id {stuck.id})")
+        return order
+
+    def find(self, name: str) -> Node:
+        for node in self.nodes.values():
+            if node.name == name:
+                return node
+        raise KeyError(name)
