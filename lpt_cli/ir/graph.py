@@ -91,7 +91,7 @@ class Node:
 
     __slots__ = (
         "graph", "id", "name", "type", "version", "attrs", "inputs", "outputs", "data",
-        "alive", "annotations", "xml_rt_info", "xml_extra",
+        "alive", "annotations", "xml_rt_info", "xml_extra", "xml_attrs",
     )
 
     def __init__(self, graph: Graph, node_id: int, name: str, op_type: str, version: str,
@@ -109,6 +109,7 @@ class Node:
         self.annotations: dict[str, Any] = {}  # free-form per-node facts (LPT attributes live here)
         self.xml_rt_info: Any = None  # opaque <rt_info> element
         self.xml_extra: list[Any] = []  # opaque other children (bodies, port_map, back_edges)
+        self.xml_attrs: dict[str, str] = {}  # other <layer> attributes (e.g. Result output_names)
 
     # --- navigation -------------------------------------------------------------------
     def output(self, index: int = 0) -> Output:
@@ -181,8 +182,14 @@ class Graph:
         self.parameters: list[Node] = []
         self.results: list[Node] = []
         self.xml_model_extra: list[Any] = []  # opaque <rt_info>, <meta_data> of the model
+        self.xml_blob: Any = None  # the .bin that offsets inside opaque xml (bodies) point into
         self._next_id = 0
         self._names: set[str] = set()
+
+    @property
+    def next_id(self) -> int:
+        """The id the next new node gets; nodes with ids >= a saved value are newer."""
+        return self._next_id
 
     def __iter__(self) -> Iterator[Node]:
         return iter(list(self.nodes.values()))
@@ -242,6 +249,12 @@ class Graph:
         )
         node.data = data
         return node
+
+    def rename(self, node: Node, name: str) -> None:
+        """Gives `node` a new name (which must be free), keeping the name registry right."""
+        self._names.discard(node.name)
+        node.name = name
+        self._names.add(name)
 
     # --- removal ----------------------------------------------------------------------
     def remove(self, node: Node) -> None:

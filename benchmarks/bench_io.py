@@ -1,0 +1,114 @@
+"""IR read+write speed and peak memory: lpt's reader/writer against OpenVINO's, same file.
+
+Usage: python benchmarks/bench_io.py [--model MODEL.xml] [--repeat 3]
+
+Without --model it builds (once) a ResNet-50-shaped quantized IR in fixtures/cache/:
+53 convolutions with i8 weights (Constant -> Convert -> Multiply) and a FakeQuantize on
+every convolution input (~25 MB .bin). Each side runs in a fresh subprocess so its peak
+RSS (ru_maxrss) is its own. Targets: time <= 3x OpenVINO's, peak RSS <= .bin + 150 MB.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+CACHE = Path(__file__).resolve().parent.parent / "fixtures" / "cache"
+STAGES = [(64, 3, 1), (128, 4, 2), (256, 6, 2), (512, 3, 2)]  # width, blocks, first stride
+
+
+def build_resnet50(path: Path) -> Path:
+    """A bottleneck ResNet-50 graph with quantized activations and i8 weights."""
+    import numpy as np
+    import openvino as ov
+    import openvino.opset13 as ops
+
+    rng = np.random.default_rng(0)
+
+    def conv(x, cin: int, cout: int, k: int, stride: int):
+        fq = ops.fake_quantize(x, 0.0, 4.0, 0.0, 4.0, 256)
+        w = ops.constant(rng.integers(-127, 128, (cout, cin, k, k), dtype=np.int8))
+        scale = ops.constant(rng.uniform(1e-3, 1e-2, (cout, 1, 1, 1)).astype(np.float32))
+        weights = ops.multiply(ops.convert(w, np.float32), scale)
+        pad = k // 2
+        return ops.convolution(fq, weights, [stride, stride], [pad, pad], [pad, pad], [1, 1])
+
+    x = ops.parameter([1, 3, 224, 224], np.float32, name="image")
+    y = ops.relu(conv(x, 3, 64, 7, 2))
+    y = ops.max_pool(y, [2, 2], [1, 1], [0, 0], [0, 0], [3, 3], "floor", "explicit").output(0)
+    cin = 64
+    for width, blocks, stride in STAGES:
+        for b in range(blocks):
+            s = stride if b == 0 else 1
+            branch = ops.relu(conv(y, cin, width, 1, 1))
+            branch = ops.relu(conv(branch, width, width, 3, s))
+            branch = conv(branch, width, width * 4, 1, 1)
+            skip = conv(y, cin, width * 4, 1, s) if b == 0 else y
+            y = ops.relu(ops.add(branch, skip))
+            cin = width * 4
+    pooled = ops.reduce_mean(y, ops.constant(np.array([2, 3], np.int64)), True)
+    logits = conv(pooled, cin, 1000, 1, 1)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    ov.save_model(ov.Model([logits], [x], "resnet50_int8"), str(path), compress_to_fp16=False)
+    return path
+
+
+def _child(side: str, model: str, out: str) -> None:
+    """Runs one read+write in this (fresh) process and prints seconds and peak RSS."""
+    started = time.perf_counter()
+    if side == "lpt":
+        from lpt_cli.ir.reader import read_ir
+        from lpt_cli.ir.writer import write_ir
+
+        write_ir(read_ir(model), out, dialect="lowp")
+    else:
+        import openvino as ov
+
+        ov.save_model(ov.Core().read_model(model), out, compress_to_fp16=False)
+    seconds = time.perf_counter() - started
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"seconds": seconds, "peak_mb": peak_mb}))
+
+
+def _measure(side: str, model: Path, repeat: int) -> dict[str, float]:
+    best: dict[str, float] = {}
+    with tempfile.TemporaryDirectory(prefix="bench_io_") as tmp:
+        for _ in range(repeat):
+            done = subprocess.run([sys.executable, __file__, "--child", side, str(model), f"{tmp}/out.xml"],
+                                  capture_output=True, text=True, check=True)
+            run = json.loads(done.stdout.strip().splitlines()[-1])
+            best = run if not best or run["seconds"] < best["seconds"] else best
+    return best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", type=Path, help="IR .xml to measure (default: build ResNet-50 int8)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per side; the fastest counts")
+    parser.add_argument("--child", nargs=3, metavar=("SIDE", "MODEL", "OUT"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        _child(*args.child)
+        return
+    model = args.model or CACHE / "resnet50_int8.xml"
+    if not model.is_file():
+        print(f"building {model} ...", file=sys.stderr)
+        build_resnet50(model)
+    bin_mb = model.with_suffix(".bin").stat().st_size / 2**20
+    ours, theirs = _measure("lpt", model, args.repeat), _measure("openvino", model, args.repeat)
+    ratio = ours["seconds"] / theirs["seconds"]
+    print(f"model: {model} (.bin {bin_mb:.1f} MB)")
+    print(f"lpt      read+write: {ours['seconds']:.3f} s, peak RSS {ours['peak_mb']:.0f} MB")
+    print(f"openvino read+save : {theirs['seconds']:.3f} s, peak RSS {theirs['peak_mb']:.0f} MB")
+    print(f"time ratio {ratio:.2f}x (target <= 3x): {'OK' if ratio <= 3 else 'MISSED'}; "
+          f"peak RSS {ours['peak_mb']:.0f} MB vs budget {bin_mb + 150:.0f} MB: "
+          f"{'OK' if ours['peak_mb'] <= bin_mb + 150 else 'MISSED'}")
+
+
+if __name__ == "__main__":
+    main()

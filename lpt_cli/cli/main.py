@@ -1,0 +1,56 @@
+"""The `lpt` command group and its single error handler.
+
+Every command raises; only here do exceptions become a one-line message and an exit
+code: LptError (bad input or usage) -> exit 2, anything else -> exit 1 as an internal
+error. Tracebacks are shown only with --debug or LPT_DEBUG=1.
+"""
+from __future__ import annotations
+
+import os
+import traceback
+from typing import Any
+
+import click
+
+from .. import __version__
+from ..errors import LptError
+from .config_cmd import config_group
+from .transform import transform
+
+
+def _debug_wanted(ctx: click.Context) -> bool:
+    return bool(ctx.params.get("debug")) or os.environ.get("LPT_DEBUG", "") not in ("", "0")
+
+
+class LptGroup(click.Group):
+    """A click group that turns exceptions from any subcommand into one line on stderr."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except LptError as exc:
+            if _debug_wanted(ctx):
+                traceback.print_exc()
+            click.echo(f"lpt: error: {exc}", err=True)
+            ctx.exit(exc.exit_code)
+        except Exception as exc:  # noqa: BLE001 - the one place that catches everything
+            if _debug_wanted(ctx):
+                traceback.print_exc()
+            detail = str(exc).splitlines()[0] if str(exc) else ""
+            click.echo(f"lpt: internal error: {type(exc).__name__}: {detail} "
+                       "(run with --debug for the traceback)", err=True)
+            ctx.exit(1)
+
+
+@click.group(name="lpt", cls=LptGroup, context_settings={"help_option_names": ["-h", "--help"]},
+             epilog="Example: lpt transform model.xml --config cpu -o model_int8.xml")
+@click.version_option(__version__, "--version", prog_name="lpt", message="%(prog)s %(version)s")
+@click.option("--debug", is_flag=True, help="Show Python tracebacks on errors (or set LPT_DEBUG=1).")
+def main(debug: bool) -> None:
+    """OpenVINO Low Precision Transformations, offline: quantized IR in, low-precision IR out."""
+
+
+main.add_command(transform)
+main.add_command(config_group)

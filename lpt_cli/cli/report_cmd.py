@@ -1,0 +1,86 @@
+"""`lpt report`: which layers LPT puts in low precision and why not the others."""
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import click
+
+from ..lpt.config import load_config
+from ..reports.analyze import Analysis, analyze, write_runtime_model
+from ..reports.chain import chain_lines, require_layer
+from ..reports.compare import Observed, compare, format_comparison
+from ..reports.render import FORMATS, render
+from ..reports.topology import ORIGINAL_POSTFIX
+from ..runtime.device import require_device
+from ..runtime.layers import describe
+from ..runtime.profile import Profile, profile_model
+
+EPILOG = """\b
+Exit codes:
+  0  report printed (low-precision share at or above --fail-under, if given)
+  2  bad input: unreadable model or config, unknown --layer, device not available
+  3  the low-precision share (MAC-weighted, weightable layers) is below --fail-under
+"""
+
+
+@click.command("report", epilog=EPILOG)
+@click.argument("model", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--config", "config_spec", default="cpu", show_default=True,
+              help="Built-in profile (default, cpu, cpu-vnni, cpu-amx, gpu) or a YAML config file.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option("--fail-under", type=click.FloatRange(0, 100), metavar="PCT",
+              help="Exit 3 when less than PCT percent of weightable MACs end up in low precision.")
+@click.option("--layer", "layer_name", metavar="NAME",
+              help="Show one layer: its status and the ops around it before and after LPT.")
+@click.option("--runtime", "device", metavar="DEVICE",
+              help="Also compile the original and the transformed model on DEVICE (e.g. CPU), run them "
+                   "with performance counters and compare the prediction with what ran in INT8.")
+def report(model: Path, config_spec: str, fmt: str, fail_under: float | None, layer_name: str | None,
+           device: str | None) -> None:
+    """Per-layer precision report of MODEL after LPT (run in memory; nothing is written)."""
+    analysis = analyze(model, load_config(config_spec))
+    if layer_name is not None:
+        _show_layer(analysis, layer_name)
+    else:
+        click.echo(render(analysis.report, fmt), nl=False)
+    if device is not None:
+        _runtime_section(analysis, model, device)
+    share = analysis.report.summary.low_precision_share
+    if fail_under is not None and share < fail_under:
+        click.echo(f"lpt: low-precision share {share:.2f}% is below --fail-under {fail_under:g}%", err=True)
+        click.get_current_context().exit(3)
+
+
+def _show_layer(analysis: Analysis, name: str) -> None:
+    require_layer(analysis.before, name)
+    row = next((r for r in analysis.report.layers if r.name == name), None)
+    if row is None:
+        click.echo(f"{name}: not a layer the report covers (a parameter, result or constant subgraph)")
+    else:
+        reason = f" — {row.reason.code}: {row.reason.detail}" if row.reason else ""
+        click.echo(f"{row.name} ({row.type}): {row.status}{reason}")
+    click.echo("before LPT:")
+    click.echo("\n".join(chain_lines(analysis.before, name)))
+    click.echo("after LPT:")
+    click.echo("\n".join(chain_lines(analysis.after, name, ORIGINAL_POSTFIX)))
+
+
+def _runtime_section(analysis: Analysis, model: Path, device: str) -> None:
+    require_device(device)
+    with tempfile.TemporaryDirectory(prefix="lpt-report-") as tmp:
+        lpt_xml = write_runtime_model(analysis, tmp, model)
+        original = profile_model(model, device)
+        transformed = profile_model(lpt_xml, device)
+    click.echo(f"\nperformance counters, original model on {device}:")
+    click.echo(original.perf_text, nl=False)
+    click.echo(f"\nperformance counters, lpt-transformed model on {device}:")
+    click.echo(transformed.perf_text, nl=False)
+    click.echo("\nstatic prediction vs runtime precision:")
+    rows = compare(analysis.report, analysis.after, _observed(transformed), _observed(original))
+    click.echo(format_comparison(rows), nl=False)
+
+
+def _observed(profile: Profile) -> dict[str, Observed]:
+    return {name: Observed(describe(layer), layer.low_precision, layer.name, own, layer.layer_type)
+            for name, (layer, own) in profile.layers.items()}

@@ -1,0 +1,78 @@
+"""`lpt transform`: read an IR, run LPT over it, write the result.
+
+The output is written atomically (temp files renamed into place), so a failure at any
+step leaves no partial file, and the input model can never be overwritten.
+"""
+from __future__ import annotations
+
+import time
+from collections import Counter
+from pathlib import Path
+
+import click
+
+from ..errors import LptError
+from ..ir.graph import Graph
+from ..ir.reader import read_ir
+from ..ir.writer import DIALECTS, write_ir
+
+_EPILOG = """\b
+Examples:
+  lpt transform model.xml                      # default profile -> ./model_lpt.xml
+  lpt transform model.xml --config cpu -o out/model_int8.xml
+  lpt transform model.xml --config my_restrictions.yaml --dialect lowp
+
+\b
+Dialects:
+  runtime  stock OpenVINO loads it; the CPU plugin runs LPT's layers in INT8
+           (low-precision inputs are written as Convert -> Multiply dequantizations)
+  lowp     LPT's graph verbatim: U8/I8 ports on type-relaxed ops, exactly as
+           OpenVINO serializes them (for inspection and comparison; stock
+           OpenVINO cannot load e.g. a Convolution with U8/I8 inputs)
+"""
+
+
+@click.command(epilog=_EPILOG)
+@click.argument("model", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--config", "config_spec", default="default", show_default=True, metavar="PATH|default|cpu|gpu",
+              help="Restrictions file (YAML) or the name of a built-in profile.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Output IR .xml (the .bin goes beside it). Default: ./<model stem>_lpt.xml")
+@click.option("--dialect", type=click.Choice(DIALECTS), default="runtime", show_default=True,
+              help="How low-precision ops are written (see below).")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing on success.")
+def transform(model: Path, config_spec: str, output: Path | None, dialect: str, quiet: bool) -> None:
+    """Apply OpenVINO's Low Precision Transformations to the quantized IR MODEL.xml."""
+    from ..lpt.config import load_config  # the LPT stack loads only when a command needs it
+    from ..lpt.pipeline import run_pipeline
+
+    if model.suffix.lower() != ".xml":
+        raise LptError(f"{model}: expected an IR .xml file (its .bin must be beside it)")
+    output = output if output is not None else Path.cwd() / f"{model.stem}_lpt.xml"
+    if output.suffix.lower() != ".xml":
+        raise LptError(f"{output}: the output must be an .xml path (the .bin is written beside it)")
+    started = time.perf_counter()
+    graph = read_ir(model)
+    before = Counter(node.type for node in graph)
+    config = load_config(config_spec)
+    result = run_pipeline(graph, config)
+    write_ir(graph, output, dialect=dialect, protect=[model, model.with_suffix(".bin")])
+    if not quiet:
+        _summary(model, output, dialect, before, graph, getattr(result, "applied", None),
+                 time.perf_counter() - started)
+
+
+def _summary(model: Path, output: Path, dialect: str, before: Counter[str], graph: Graph,
+             applied: Counter[str] | None, seconds: float) -> None:
+    """A few lines on stderr (stdout stays clean for scripts)."""
+    from rich.console import Console
+
+    console = Console(stderr=True, highlight=False)
+    low = sum(1 for node in graph if node.type not in ("Constant", "Parameter", "Result", "Convert")
+              and any(slot.source.element_type.name in ("u8", "i8") for slot in node.inputs))
+    console.print(f"[bold]{model}[/] -> [bold]{output}[/] ({dialect} dialect, {seconds:.2f} s)")
+    console.print(f"  layers: {sum(before.values())} in, {len(graph)} out; "
+                  f"{low} take u8/i8 inputs")
+    if applied:
+        top = ", ".join(f"{name} x{count}" for name, count in applied.most_common(8))
+        console.print(f"  applied: {top}")

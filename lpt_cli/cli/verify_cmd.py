@@ -1,0 +1,59 @@
+"""`lpt verify`: the transformed model computes what the original computes, within tolerance."""
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import click
+
+from ..errors import LptError
+from ..lpt.config import load_config
+from ..reports.analyze import analyze, write_runtime_model
+from ..runtime.compare_outputs import output_errors
+from ..runtime.compile import PRECISION_HINTS, compile_model
+from ..runtime.inputs import infer, load_inputs, random_inputs
+
+EPILOG = """\b
+Exit codes:
+  0  every output is within tolerance (|lpt - original| <= atol + rtol * |original|)
+  1  some output is above tolerance
+  2  bad input: unreadable model, config or --inputs file; the model does not compile
+"""
+
+
+@click.command("verify", epilog=EPILOG)
+@click.argument("model", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--config", "config_spec", default="cpu", show_default=True,
+              help="Built-in profile (default, cpu, cpu-vnni, cpu-amx, gpu) or a YAML config file.")
+@click.option("--inputs", "inputs_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="An .npz with one array per model input (by input name, else arr_0, arr_1, ...).")
+@click.option("--atol", type=click.FloatRange(min=0), default=1e-2, show_default=True)
+@click.option("--rtol", type=click.FloatRange(min=0), default=1e-2, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random inputs.")
+@click.option("-d", "--device", default="CPU", show_default=True)
+@click.option("--precision-hint", type=click.Choice(PRECISION_HINTS), default="f32", show_default=True,
+              help="INFERENCE_PRECISION_HINT for both models.")
+def verify(model: Path, config_spec: str, inputs_path: Path | None, atol: float, rtol: float, seed: int,
+           device: str, precision_hint: str) -> None:
+    """Run MODEL and its LPT-transformed version on the same inputs and compare the outputs.
+
+    Inputs are seeded random tensors shaped after the model (dynamic dimensions = 1)
+    unless --inputs is given.
+    """
+    analysis = analyze(model, load_config(config_spec))
+    original = compile_model(model, device, precision_hint=precision_hint)
+    inputs = load_inputs(inputs_path, original) if inputs_path else random_inputs(original, seed)
+    with tempfile.TemporaryDirectory(prefix="lpt-verify-") as tmp:
+        transformed = compile_model(write_runtime_model(analysis, tmp, model), device, precision_hint=precision_hint)
+        if len(transformed.outputs) != len(original.outputs):
+            raise LptError(f"{model}: the transformed model has {len(transformed.outputs)} outputs, "
+                           f"the original {len(original.outputs)}")
+        names = [o.get_any_name() if o.get_names() else f"output{i}" for i, o in enumerate(original.outputs)]
+        errors = output_errors(names, infer(original, inputs), infer(transformed, inputs), atol, rtol)
+    for e in errors:
+        verdict = "ok" if e.within else "FAIL"
+        click.echo(f"{e.name}: max abs {e.max_abs:.6g}, max rel {e.max_rel:.6g}  {verdict}")
+    failed = [e for e in errors if not e.within]
+    click.echo(f"{len(errors) - len(failed)}/{len(errors)} outputs within atol={atol:g} rtol={rtol:g}")
+    if failed:
+        raise SystemExit(1)

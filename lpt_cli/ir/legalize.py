@@ -1,0 +1,177 @@
+"""The `runtime` dialect: a low-precision graph re-expressed so stock OpenVINO runs it in INT8.
+
+LPT's ops are type-relaxed (a Convolution takes u8/i8 and gives f32). Stock OpenVINO
+cannot read that, and its IR reader ignores port precisions. Measured with openvino
+2026.4 on CPU: a plain `Convert(u8->f32)` in front of a Convolution makes the plugin
+compute in f32, while `Convert -> Multiply(1.0)` is a dequantization it folds back into an
+INT8 kernel, bit-exact. So every integer tensor entering an op that computes in float
+becomes `Convert -> [Subtract(zero point)] -> Multiply(scale or 1.0)`, and a float op
+that LPT gave an integer output (FakeQuantize -> u8) gets a `Convert` behind it.
+Data-movement ops keep their integer types: the plugin runs them on u8 as they are.
+"""
+from __future__ import annotations
+
+from .eltypes import ElementType, f32
+from .graph import Graph, Node, Output
+
+# Ops that take any type and give their own; never relaxed.
+_UNTOUCHED = frozenset({"Parameter", "Constant", "Convert", "ShapeOf", "ReadValue", "Result", "Assign",
+                        "TensorIterator", "Loop", "If"})
+# Ops whose result on integers equals the float result on the same values.
+_DATA_MOVEMENT = frozenset({
+    "MaxPool", "Concat", "Reshape", "Transpose", "Squeeze", "Unsqueeze", "Gather", "GatherElements",
+    "GatherND", "StridedSlice", "Slice", "Split", "VariadicSplit", "DepthToSpace", "SpaceToDepth",
+    "ShuffleChannels", "BatchToSpace", "SpaceToBatch", "Broadcast", "Tile", "Pad", "ReduceMax",
+    "ReduceMin", "Maximum", "Minimum", "Relu", "Select", "Roll", "ReverseSequence", "ScatterUpdate",
+    "ScatterNDUpdate", "ScatterElementsUpdate", "Identity",
+})
+# Inputs carrying shapes, axes, indices or conditions rather than the op's data.
+_AUX_INPUTS: dict[str, frozenset[int]] = {op: frozenset(ports) for op, ports in {
+    "Reshape": (1,), "Squeeze": (1,), "Unsqueeze": (1,), "Transpose": (1,), "Tile": (1,),
+    "Gather": (1, 2), "GatherElements": (1,), "GatherND": (1,), "StridedSlice": (1, 2, 3),
+    "Slice": (1, 2, 3, 4), "Split": (1,), "VariadicSplit": (1, 2), "Broadcast": (1, 2),
+    "Pad": (1, 2), "SpaceToBatch": (1, 2, 3), "BatchToSpace": (1, 2, 3), "Interpolate": (1, 2, 3),
+    "MVN": (1,), "NormalizeL2": (1,), "ReduceMean": (1,), "ReduceSum": (1,), "ReduceProd": (1,),
+    "ReduceMax": (1,), "ReduceMin": (1,), "ReduceL1": (1,), "ReduceL2": (1,), "TopK": (1,),
+    "Select": (0,), "CumSum": (1,), "Roll": (1, 2), "ReverseSequence": (1,),
+    "ConvolutionBackpropData": (2,), "GroupConvolutionBackpropData": (2,),
+    "ScatterUpdate": (1, 3), "ScatterElementsUpdate": (1, 3), "ScatterNDUpdate": (1,),
+}.items()}
+# Output ports whose type does not follow the data (indices, booleans); None: all ports.
+_OWN_TYPE_OUTPUTS: dict[str, frozenset[int] | None] = {
+    "TopK": frozenset({1}), "MaxPool": frozenset({1}), "NonZero": None, "Equal": None, "NotEqual": None,
+    "Less": None, "LessEqual": None, "Greater": None, "GreaterEqual": None, "IsNaN": None,
+    "IsInf": None, "IsFinite": None,
+}
+_SHAPE_MATH = frozenset({"i32", "i64", "u32", "u64"})
+_DEQUANTIZATION = frozenset({"Subtract", "Multiply"})  # continue a Convert into a dequantization
+_ARITHMETIC = frozenset({"Subtract", "Multiply", "Add"})  # an integer constant here is a zero point/scale
+
+
+def legalize_for_runtime(graph: Graph) -> Graph:
+    """A copy of `graph` in which every op is one stock OpenVINO accepts, same math."""
+    g = copy_graph(graph)
+    for node in g.topological_order():
+        if _needs_float(node):
+            _relax(g, node)
+    return g
+
+
+def copy_graph(graph: Graph) -> Graph:
+    """A structural copy: new nodes and ports; constant payloads and opaque XML are shared."""
+    new = Graph(graph.name)
+    new.xml_model_extra = list(graph.xml_model_extra)
+    new.xml_blob = graph.xml_blob
+    outputs: dict[int, Output] = {}
+    for node in graph.topological_order():
+        twin = new.add_node(node.type, [outputs[id(s.source)] for s in node.inputs], attrs=node.attrs,
+                            outputs=[(o.element_type, o.shape) for o in node.outputs],
+                            version=node.version, name=node.name, node_id=node.id)
+        twin.data, twin.annotations = node.data, dict(node.annotations)
+        twin.xml_rt_info, twin.xml_extra, twin.xml_attrs = node.xml_rt_info, node.xml_extra, node.xml_attrs
+        for slot, old in zip(twin.inputs, node.inputs):
+            slot.xml_rt_info = old.xml_rt_info
+        for out, old in zip(twin.outputs, node.outputs):
+            out.names, out.xml_rt_info = old.names, old.xml_rt_info
+            outputs[id(old)] = out
+    new.parameters = [new.nodes[n.id] for n in graph.parameters]
+    new.results = [new.nodes[n.id] for n in graph.results]
+    return new
+
+
+def _data_inputs(node: Node) -> list[int]:
+    aux = _AUX_INPUTS.get(node.type, frozenset())
+    return [i for i in range(len(node.inputs)) if i not in aux]
+
+
+def _main_outputs(node: Node) -> list[Output]:
+    if node.type not in _OWN_TYPE_OUTPUTS:
+        return list(node.outputs)
+    own = _OWN_TYPE_OUTPUTS[node.type]
+    return [] if own is None else [o for o in node.outputs if o.index not in own]
+
+
+def _needs_float(node: Node) -> bool:
+    if node.type in _UNTOUCHED:
+        return False
+    types = {node.inputs[i].source.element_type for i in _data_inputs(node)}
+    types |= {o.element_type for o in _main_outputs(node)}
+    if len(types) != 1:
+        return len(types) > 1
+    only = next(iter(types))
+    if only.is_real or only.kind == "bool" or only.name in _SHAPE_MATH:
+        return False
+    return node.type not in _DATA_MOVEMENT
+
+
+def _compute_type(node: Node) -> ElementType:
+    """The float type the stock op computes in: its (first) float output, else input, else f32."""
+    for out in _main_outputs(node):
+        if out.element_type.is_real:
+            return out.element_type
+    for i in _data_inputs(node):
+        if node.inputs[i].source.element_type.is_real:
+            return node.inputs[i].source.element_type
+    return f32
+
+
+def _relax(g: Graph, node: Node) -> None:
+    ctype = _compute_type(node)
+    integral_data = False
+    for i in _data_inputs(node):
+        source = node.inputs[i].source
+        if source.element_type == ctype:
+            continue
+        integral_data |= source.element_type.is_integral
+        node.set_input(i, _to_float(g, source, node, ctype))
+    for out in _main_outputs(node):
+        if out.element_type != ctype:
+            _convert_after(g, out, ctype)
+    if node.type == "Subtract" and integral_data:
+        _scale_after(g, node.outputs[0], ctype)
+
+
+def _to_float(g: Graph, source: Output, consumer: Node, ctype: ElementType) -> Output:
+    """`source` as `ctype`, in a form the plugin recognizes as (part of) a dequantization."""
+    converted = _convert(g, source, ctype, f"{consumer.name}/to_{ctype.name}")
+    if not source.element_type.is_integral:
+        return converted
+    continues = consumer.type in _DEQUANTIZATION and source.node.type != "Constant"
+    if continues or (consumer.type in _ARITHMETIC and source.node.type == "Constant"):
+        return converted
+    return _multiply_by_one(g, converted, ctype, f"{consumer.name}/dequantize")
+
+
+def _convert(g: Graph, source: Output, to: ElementType, name: str) -> Output:
+    node = g.add_node("Convert", [source], outputs=[(to, source.shape)], attrs={"destination_type": to.name},
+                      name=g.unique_name(name))
+    return node.outputs[0]
+
+
+def _multiply_by_one(g: Graph, value: Output, ctype: ElementType, name: str) -> Output:
+    one = g.add_constant(1.0, ctype, name=g.unique_name(f"{name}/one"))
+    node = g.add_node("Multiply", [value, one.outputs[0]], outputs=[(ctype, value.shape)],
+                      attrs={"auto_broadcast": "numpy"}, name=g.unique_name(name))
+    return node.outputs[0]
+
+
+def _convert_after(g: Graph, out: Output, computed: ElementType) -> None:
+    """`out` is declared integral but the stock op computes `computed`: Convert behind it."""
+    declared = out.element_type
+    consumers = out.consumers()
+    out.element_type = computed
+    converted = _convert(g, out, declared, f"{out.node.name}/to_{declared.name}")
+    converted.names, out.names = out.names, None
+    for use in consumers:
+        use.set_source(converted)
+
+
+def _scale_after(g: Graph, out: Output, ctype: ElementType) -> None:
+    """Convert -> Subtract only reads as a dequantization when a Multiply follows."""
+    others = [use for use in out.consumers() if use.node.type != "Multiply"]
+    if not others:
+        return
+    scaled = _multiply_by_one(g, out, ctype, f"{out.node.name}/dequantize")
+    for use in others:
+        use.set_source(scaled)
+

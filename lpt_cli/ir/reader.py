@@ -1,0 +1,293 @@
+"""OpenVINO IR v10/v11 (XML + .bin) -> Graph.
+
+The XML is parsed with a hardened lxml parser (no DTD, no entities, no network) and
+checked for everything that would otherwise surface later as a confusing failure:
+dangling edges, unfed or doubly fed inputs, cycles, unknown element types, constants
+outside the .bin. Constants are never decoded here: each keeps a (blob, offset, size)
+slice of the memory-mapped .bin. Anything lpt does not interpret (rt_info, sub-graph
+bodies, port maps, unknown layer attributes) is kept as opaque XML for the writer.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lxml import etree
+
+from ..errors import IRReadError
+from .constant import Blob, ConstantData
+from .eltypes import ElementType, UnknownElementType, element_type
+from .graph import Graph, GraphError, Node, Shape
+
+SUPPORTED_VERSIONS = ("10", "11")
+FROM_IR_TYPE = {"Const": "Constant", "ReLU": "Relu", "PReLU": "PRelu", "SoftMax": "Softmax"}
+_LAYER_KEYS = ("id", "name", "type", "version")
+_KNOWN_CHILDREN = ("data", "rt_info", "input", "output")
+
+
+@dataclass
+class _Port:
+    pid: str
+    precision: str | None
+    dims: list[str] | None  # None: the port has no <dim> children
+    names: str | None = None
+    rt_info: Any = None
+
+
+@dataclass
+class _Layer:
+    node: Node
+    inputs: list[_Port] = field(default_factory=list)
+    outputs: list[_Port] = field(default_factory=list)
+    fed: list[Any] = field(default_factory=list)  # source Output per input slot
+
+
+class _Context:
+    """Where we are (for messages) and the .bin, opened on first use."""
+
+    def __init__(self, xml_path: Path) -> None:
+        self.xml_path = xml_path
+        self.bin_path = xml_path.with_suffix(".bin")
+        self.where = str(xml_path)
+        self._blob: Blob | None = None
+
+    def fail(self, message: str) -> IRReadError:
+        return IRReadError(f"{self.where}: {message}")
+
+    def blob(self, what: str) -> Blob:
+        if self._blob is None:
+            if not self.bin_path.is_file():
+                raise self.fail(f"{what}: needs weights from {self.bin_path.name}, which does not exist")
+            try:
+                self._blob = Blob(self.bin_path)
+            except OSError as exc:
+                raise self.fail(f"cannot open {self.bin_path.name}: {exc.strerror or exc}") from None
+        return self._blob
+
+
+def read_ir(xml_path: str | Path) -> Graph:
+    """Reads `xml_path` and the .bin of the same stem into a Graph (constants stay mapped)."""
+    ctx = _Context(Path(xml_path))
+    root = _parse_xml(ctx)
+    graph = Graph(root.get("name") or ctx.xml_path.stem)
+    layers = _read_layers(ctx, root, graph)
+    _wire_edges(ctx, root, layers)
+    for layer in layers.values():
+        for source in layer.fed:
+            layer.node.add_input(source)
+    try:
+        order = graph.topological_order()
+    except GraphError as exc:
+        raise ctx.fail(str(exc)) from None
+    _mark_dynamic_ranks(order)
+    if root.get("version") == "10":
+        _name_v10_tensors(graph)
+    graph.xml_model_extra = [child for child in root if child.tag not in ("layers", "edges")]
+    graph.xml_blob = ctx._blob
+    return graph
+
+
+def _parse_xml(ctx: _Context) -> Any:
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False,
+                             remove_blank_text=True, remove_comments=True, remove_pis=True)
+    try:
+        tree = etree.parse(str(ctx.xml_path), parser)
+    except OSError as exc:
+        raise ctx.fail(f"cannot read the file: {exc}") from None
+    except etree.XMLSyntaxError as exc:
+        raise ctx.fail(f"malformed XML: {exc}") from None
+    if tree.docinfo.doctype or tree.docinfo.internalDTD is not None:
+        raise ctx.fail("has a DOCTYPE (entity declarations are not allowed in an IR)")
+    root = tree.getroot()
+    if root.tag != "net":
+        raise ctx.fail(f"not an OpenVINO IR: the root element is <{root.tag}>, expected <net>")
+    version = root.get("version")
+    if version not in SUPPORTED_VERSIONS:
+        raise ctx.fail(f"unsupported IR version {version!r} (lpt reads versions 10 and 11)")
+    if root.find("layers") is None:
+        raise ctx.fail("not an OpenVINO IR: <net> has no <layers>")
+    return root
+
+
+def _read_layers(ctx: _Context, root: Any, graph: Graph) -> dict[str, _Layer]:
+    layers: dict[str, _Layer] = {}
+    for element in root.find("layers"):
+        if element.tag != "layer":
+            raise ctx.fail(f"unexpected <{element.tag}> in <layers>")
+        raw_id = element.get("id")
+        if raw_id in layers:
+            raise ctx.fail(f"duplicate layer id {raw_id} ('{element.get('name', '')}')")
+        layers[raw_id] = _read_layer(ctx, element, graph)
+    return layers
+
+
+def _read_layer(ctx: _Context, element: Any, graph: Graph) -> _Layer:
+    raw_id, name = element.get("id"), element.get("name", "")
+    what = f"layer {raw_id} '{name}'"
+    if raw_id is None or not raw_id.isdigit():
+        raise ctx.fail(f"{what}: the layer id must be a non-negative integer")
+    if element.get("type") is None:
+        raise ctx.fail(f"{what}: no type")
+    data = element.find("data")
+    attrs = dict(data.attrib) if data is not None else {}
+    op_type = FROM_IR_TYPE.get(element.get("type"), element.get("type"))
+    node = graph.add_node(op_type, attrs=attrs, version=element.get("version", ""), name=name,
+                          node_id=int(raw_id))
+    node.xml_attrs = {k: v for k, v in element.attrib.items() if k not in _LAYER_KEYS}
+    node.xml_rt_info = element.find("rt_info")
+    node.xml_extra = [child for child in element if child.tag not in _KNOWN_CHILDREN]
+    layer = _Layer(node, _ports(ctx, element.find("input"), what), _ports(ctx, element.find("output"), what))
+    layer.fed = [None] * len(layer.inputs)
+    for port in layer.outputs:
+        out = node.add_output(_output_type(ctx, node, port, what), _shape(ctx, port.dims, what))
+        out.names, out.xml_rt_info = port.names, port.rt_info
+    if node.is_constant:
+        node.data = _constant(ctx, node, what)
+    for extra in node.xml_extra:
+        _check_body_constants(ctx, extra, what)
+    return layer
+
+
+def _ports(ctx: _Context, parent: Any, what: str) -> list[_Port]:
+    if parent is None:
+        return []
+    ports = []
+    for element in parent:
+        if element.tag != "port" or element.get("id") is None:
+            raise ctx.fail(f"{what}: <{parent.tag}> holds a <{element.tag}> without a port id")
+        dims = [d.text or "" for d in element.findall("dim")]
+        ports.append(_Port(element.get("id"), element.get("precision"), dims or None,
+                           element.get("names"), element.find("rt_info")))
+    return ports
+
+
+def _output_type(ctx: _Context, node: Node, port: _Port, what: str) -> ElementType:
+    """Const and Parameter declare their type in <data>; other layers on the port."""
+    spelled = node.attrs.get("element_type") if node.type in ("Constant", "Parameter") else None
+    spelled = spelled or port.precision
+    if spelled is None:
+        raise ctx.fail(f"{what}: output port {port.pid} has no precision")
+    try:
+        return element_type(spelled)
+    except UnknownElementType:
+        raise ctx.fail(f"{what}: unknown element type {spelled!r}") from None
+
+
+def _dim(text: str) -> int:
+    text = text.strip()
+    if text in ("?", "-1") or ".." in text:
+        return -1
+    value = int(text)
+    if value < 0:
+        raise ValueError(text)
+    return value
+
+
+def _shape(ctx: _Context, dims: list[str] | None, what: str) -> Shape:
+    try:
+        return tuple(_dim(d) for d in dims or ())
+    except ValueError:
+        raise ctx.fail(f"{what}: bad dimension in {dims}") from None
+
+
+def _constant(ctx: _Context, node: Node, what: str) -> ConstantData:
+    if len(node.outputs) != 1:
+        raise ctx.fail(f"{what}: a Const needs exactly one output port")
+    missing = [k for k in ("element_type", "shape", "offset", "size") if k not in node.attrs]
+    if missing:
+        raise ctx.fail(f"{what}: Const <data> lacks {', '.join(missing)}")
+    etype = node.outputs[0].element_type
+    shape = [d.strip() for d in node.attrs["shape"].split(",") if d.strip()]
+    try:
+        dims = [int(d) for d in shape]
+        offset, size = int(node.attrs["offset"]), int(node.attrs["size"])
+    except ValueError:
+        raise ctx.fail(f"{what}: Const shape/offset/size must be integers") from None
+    if any(d < 0 for d in dims) or offset < 0 or size < 0:
+        raise ctx.fail(f"{what}: Const shape/offset/size must not be negative")
+    data = ConstantData(etype, dims, offset=offset, size=size)
+    if size != etype.nbytes(data.count):
+        raise ctx.fail(f"{what}: Const size {size} does not match shape {dims} of {etype} "
+                       f"({etype.nbytes(data.count)} bytes)")
+    data.blob = _checked_blob(ctx, what, offset, size)
+    node.outputs[0].shape = tuple(dims)
+    return data
+
+
+def _checked_blob(ctx: _Context, what: str, offset: int, size: int) -> Blob:
+    blob = ctx.blob(what)
+    if offset + size > blob.size:
+        raise ctx.fail(f"{what}: Const offset {offset}+{size} is outside {ctx.bin_path.name} "
+                       f"({blob.size} bytes)")
+    return blob
+
+
+def _check_body_constants(ctx: _Context, extra: Any, what: str) -> None:
+    """Sub-graph bodies stay opaque, but their constants must lie inside the .bin too."""
+    for layer in extra.iter("layer"):
+        if layer.get("type") != "Const":
+            continue
+        data = layer.find("data")
+        inner = f"{what}: body layer {layer.get('id')} '{layer.get('name', '')}'"
+        try:
+            offset, size = int(data.get("offset")), int(data.get("size"))
+        except (AttributeError, TypeError, ValueError):
+            raise ctx.fail(f"{inner}: Const <data> needs integer offset and size") from None
+        _checked_blob(ctx, inner, offset, size)
+
+
+def _wire_edges(ctx: _Context, root: Any, layers: dict[str, _Layer]) -> None:
+    """Maps IR port ids (inputs 0..k-1, outputs k..) to slots and fills `fed` per layer."""
+    in_index = {lid: {p.pid: i for i, p in enumerate(l.inputs)} for lid, l in layers.items()}
+    out_index = {lid: {p.pid: i for i, p in enumerate(l.outputs)} for lid, l in layers.items()}
+    edges = root.find("edges")
+    for edge in (edges if edges is not None else ()):
+        src, sport, dst, dport = (edge.get(k) for k in ("from-layer", "from-port", "to-layer", "to-port"))
+        what = f"edge {src}:{sport} -> {dst}:{dport}"
+        for lid in (src, dst):
+            if lid not in layers:
+                raise ctx.fail(f"{what}: no layer with id {lid}")
+        if sport not in out_index[src]:
+            raise ctx.fail(f"{what}: layer {src} '{layers[src].node.name}' has no output port {sport}")
+        if dport not in in_index[dst]:
+            raise ctx.fail(f"{what}: layer {dst} '{layers[dst].node.name}' has no input port {dport}")
+        target = layers[dst]
+        slot = in_index[dst][dport]
+        if target.fed[slot] is not None:
+            raise ctx.fail(f"{what}: input port {dport} of layer {dst} '{target.node.name}' is fed twice")
+        target.fed[slot] = layers[src].node.outputs[out_index[src][sport]]
+    for lid, layer in layers.items():
+        for slot, source in enumerate(layer.fed):
+            if source is None:
+                raise ctx.fail(f"layer {lid} '{layer.node.name}': input port {layer.inputs[slot].pid} "
+                               "is not connected")
+
+
+def _mark_dynamic_ranks(order: list[Node]) -> None:
+    """A port without <dim> is a scalar, unless its value has a dynamic rank.
+
+    The IR cannot tell the two apart, so: a Parameter with shape "..." has a dynamic rank,
+    and so does a dim-less output of any op fed by a value of dynamic rank."""
+    for node in order:
+        if node.type == "Parameter" and node.attrs.get("shape", "").strip() == "...":
+            node.outputs[0].shape = None
+        elif node.type != "Constant" and any(s.source.shape is None for s in node.inputs):
+            for out in node.outputs:
+                if out.shape == ():
+                    out.shape = None
+
+
+def _name_v10_tensors(graph: Graph) -> None:
+    """IR v10 has no tensor names; OpenVINO names inputs and outputs after their layers.
+
+    Writing v11, we make that explicit so the model keeps its input and output names."""
+    for node in graph.parameters:
+        if node.outputs and not node.outputs[0].names:
+            node.outputs[0].names = node.name
+    for result in graph.results:
+        source = result.inputs[0].source if result.inputs else None
+        if source is not None and not source.names:
+            producer = source.node
+            multi = len(producer.outputs) > 1
+            source.names = f"{producer.name}.{source.index}" if multi else producer.name

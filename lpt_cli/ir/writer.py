@@ -1,0 +1,200 @@
+"""Graph -> OpenVINO IR v11 (XML + .bin), atomically, with each distinct blob stored once.
+
+Two dialects: `lowp` writes the graph verbatim (low precisions on ports, as OpenVINO
+serializes LPT's type-relaxed ops); `runtime` first re-expresses those ops with stock
+ones (see legalize.py) so stock OpenVINO loads the file and runs it in INT8.
+Untouched constants are copied from the input's memory map without decoding.
+"""
+from __future__ import annotations
+
+import copy
+import hashlib
+import os
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from lxml import etree
+
+from ..errors import IRWriteError
+from .constant import Blob, ConstantData
+from .eltypes import ElementType
+from .graph import Graph, GraphError, Node, Output, Shape
+
+DIALECTS = ("runtime", "lowp")
+TO_IR_TYPE = {"Constant": "Const", "Relu": "ReLU", "PRelu": "PReLU", "Softmax": "SoftMax"}
+_PRECISION = {"u1": "BIN"}  # OpenVINO's serializer spells u1 this way
+
+
+def precision_name(etype: ElementType) -> str:
+    return _PRECISION.get(etype.name, etype.precision)
+
+
+class _BinWriter:
+    """Appends blobs to the .bin, storing byte-identical blobs once."""
+
+    def __init__(self, handle: BinaryIO) -> None:
+        self.handle = handle
+        self.offset = 0
+        self._by_digest: dict[tuple[int, bytes], int] = {}
+        self._by_slice: dict[tuple[int, int, int], int] = {}
+
+    def add(self, raw: bytes | memoryview, slice_key: tuple[int, int, int] | None = None) -> tuple[int, int]:
+        size = len(raw)
+        if slice_key is not None and slice_key in self._by_slice:
+            return self._by_slice[slice_key], size
+        key = (size, hashlib.blake2b(raw, digest_size=16).digest())
+        offset = self._by_digest.get(key)
+        if offset is None:
+            offset = self._by_digest[key] = self.offset
+            self.handle.write(raw)
+            self.offset += size
+        if slice_key is not None:
+            self._by_slice[slice_key] = offset
+        return offset, size
+
+    def add_constant(self, data: ConstantData) -> tuple[int, int]:
+        if data.is_lazy and data.blob is not None:
+            return self.add(data.raw_bytes(), (id(data.blob), data.offset, data.size))
+        return self.add(data.raw_bytes())
+
+
+def write_ir(graph: Graph, xml_path: str | Path, *, dialect: str = "runtime",
+             protect: Sequence[Path] = ()) -> None:
+    """Writes `graph` to `xml_path` and the .bin beside it; never touches a `protect`ed file."""
+    xml_path = Path(xml_path)
+    bin_path = xml_path.with_suffix(".bin")
+    if dialect not in DIALECTS:
+        raise IRWriteError(f"{xml_path}: unknown dialect {dialect!r} (use {' or '.join(DIALECTS)})")
+    _refuse_protected(xml_path, bin_path, protect)
+    if dialect == "runtime":
+        from .legalize import legalize_for_runtime
+
+        graph = legalize_for_runtime(graph)
+    folder = xml_path.parent if str(xml_path.parent) else Path(".")
+    if not folder.is_dir():
+        raise IRWriteError(f"{xml_path}: the folder {folder} does not exist")
+    temps: list[Path] = []
+    try:
+        with _temp_file(folder, bin_path.name, temps) as bin_handle:
+            root = _build_xml(graph, _BinWriter(bin_handle))
+        with _temp_file(folder, xml_path.name, temps) as xml_handle:
+            etree.ElementTree(root).write(xml_handle, pretty_print=True, xml_declaration=True,
+                                          encoding="utf-8")
+        os.replace(temps[0], bin_path)
+        os.replace(temps[1], xml_path)
+    except OSError as exc:
+        raise IRWriteError(f"{xml_path}: cannot write: {exc.strerror or exc}") from None
+    finally:
+        for temp in temps:
+            temp.unlink(missing_ok=True)
+
+
+def _refuse_protected(xml_path: Path, bin_path: Path, protect: Sequence[Path]) -> None:
+    guarded = [Path(p) for p in protect]
+    for target in (xml_path, bin_path):
+        for other in guarded:
+            same = target.resolve() == other.resolve() or (
+                target.exists() and other.exists() and os.path.samefile(target, other))
+            if same:
+                raise IRWriteError(f"{target}: refusing to overwrite the input model {other}")
+
+
+def _temp_file(folder: Path, name: str, temps: list[Path]) -> BinaryIO:
+    """A temp file beside the target, with the permissions a plain open() would give."""
+    handle = tempfile.NamedTemporaryFile(dir=folder, prefix=f".{name}.", suffix=".tmp", delete=False)
+    temps.append(Path(handle.name))
+    os.chmod(handle.name, 0o666 & ~_umask())
+    return handle
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _layer_order(graph: Graph) -> list[Node]:
+    """Parameters first (their order is the model's input order), Results last (in order)."""
+    try:
+        order = graph.topological_order()
+    except GraphError as exc:
+        raise IRWriteError(f"cannot write {graph.name!r}: {exc}") from None
+    middle = [n for n in order if n.type not in ("Parameter", "Result")]
+    return list(graph.parameters) + middle + list(graph.results)
+
+
+def _build_xml(graph: Graph, bins: _BinWriter) -> Any:
+    net = etree.Element("net", name=graph.name, version="11")
+    layers = etree.SubElement(net, "layers")
+    edges = etree.Element("edges")
+    order = _layer_order(graph)
+    new_id = {node.id: i for i, node in enumerate(order)}
+    for node in order:
+        layers.append(_layer(node, new_id[node.id], graph, bins))
+        for i, slot in enumerate(node.inputs):
+            source = slot.source
+            etree.SubElement(edges, "edge", {
+                "from-layer": str(new_id[source.node.id]),
+                "from-port": str(len(source.node.inputs) + source.index),
+                "to-layer": str(new_id[node.id]), "to-port": str(i)})
+    net.append(edges)
+    for extra in graph.xml_model_extra:
+        net.append(copy.deepcopy(extra))
+    return net
+
+
+def _layer(node: Node, layer_id: int, graph: Graph, bins: _BinWriter) -> Any:
+    layer = etree.Element("layer", {"id": str(layer_id), "name": node.name,
+                                    "type": TO_IR_TYPE.get(node.type, node.type), "version": node.version})
+    layer.attrib.update(node.xml_attrs)
+    attrs = dict(node.attrs)
+    if node.data is not None:
+        offset, size = bins.add_constant(node.data)
+        attrs.update(element_type=node.data.element_type.name, shape=", ".join(map(str, node.data.shape)),
+                     offset=str(offset), size=str(size))
+    if attrs or node.type in ("Constant", "Parameter"):
+        etree.SubElement(layer, "data", attrs)
+    if node.xml_rt_info is not None:
+        layer.append(copy.deepcopy(node.xml_rt_info))
+    if node.inputs:
+        ports = etree.SubElement(layer, "input")
+        for i, slot in enumerate(node.inputs):
+            _port(ports, i, slot.source, slot.xml_rt_info, with_names=False)
+    if node.outputs:
+        ports = etree.SubElement(layer, "output")
+        for out in node.outputs:
+            _port(ports, len(node.inputs) + out.index, out, out.xml_rt_info, with_names=True)
+    for extra in node.xml_extra:
+        layer.append(_relocated_body(extra, graph.xml_blob, bins))
+    return layer
+
+
+def _port(parent: Any, port_id: int, value: Output, rt_info: Any, *, with_names: bool) -> None:
+    port = etree.SubElement(parent, "port", id=str(port_id), precision=precision_name(value.element_type))
+    if with_names and value.names:
+        port.set("names", value.names)
+    _dims(port, value.shape)
+    if rt_info is not None:
+        port.append(copy.deepcopy(rt_info))
+
+
+def _dims(port: Any, shape: Shape) -> None:
+    for dim in shape or ():
+        etree.SubElement(port, "dim").text = str(dim)
+
+
+def _relocated_body(extra: Any, blob: Blob | None, bins: _BinWriter) -> Any:
+    """A copy of an opaque child whose Const layers point at their bytes in the new .bin."""
+    element = copy.deepcopy(extra)
+    for layer in element.iter("layer"):
+        data = layer.find("data") if layer.get("type") == "Const" else None
+        if data is None:
+            continue
+        if blob is None:
+            raise IRWriteError(f"layer '{layer.get('name')}' in a sub-graph body has no .bin to copy from")
+        offset, size = int(data.get("offset")), int(data.get("size"))
+        new_offset, _ = bins.add(blob.view(offset, size), (id(blob), offset, size))
+        data.set("offset", str(new_offset))
+    return element

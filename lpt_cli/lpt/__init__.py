@@ -1,0 +1,1 @@
+"""Low Precision Transformations over lpt's graph: numpy only, never openvino."""

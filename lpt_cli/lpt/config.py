@@ -1,0 +1,252 @@
+"""The LPT configuration ("restrictions file"): schema, strict validation, built-in profiles.
+
+The schema is FORMAT.md's "Config" section. Validation is strict so that a typo in a
+config (an unknown key, a misspelt transformation) fails loudly instead of silently
+running LPT with defaults; every error names the file and the key path.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import yaml
+
+from ..errors import LptError
+from ..ir.eltypes import ElementType, UnknownElementType, element_type, f32, i8, u8
+from . import registry
+
+PROFILES_DIR = Path(__file__).with_name("profiles")
+PROFILE_NAMES = ("default", "cpu", "cpu-vnni", "cpu-amx", "gpu")
+
+_TOP_KEYS = frozenset({
+    "update_precisions", "deq_precision", "default_precisions", "asymmetric_quantization",
+    "asymmetric_weights", "restrictions", "transformations", "params",
+})
+
+
+class ConfigError(LptError):
+    """A config file or profile is malformed; the message names the key path."""
+
+
+@dataclass(frozen=True)
+class PrecisionRestriction:
+    """PrecisionsRestriction: the precisions each input port of `op` may take."""
+
+    op: str
+    ports: Mapping[int, tuple[ElementType, ...]]
+
+
+@dataclass(frozen=True)
+class PerTensorRestriction:
+    """QuantizationGranularityRestriction: per-tensor only on `ports` (empty = all ports)."""
+
+    op: str
+    ports: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Config:
+    """LayerTransformation::Params plus the plugin's restrictions and pass selection."""
+
+    name: str = "default"
+    update_precisions: bool = True
+    deq_precision: ElementType = f32
+    default_precisions: tuple[ElementType, ...] = (u8, i8)
+    asymmetric_quantization: bool = True
+    asymmetric_weights: bool = True
+    precision_restrictions: tuple[PrecisionRestriction, ...] = ()
+    per_tensor_restrictions: tuple[PerTensorRestriction, ...] = ()
+    only: tuple[str, ...] | None = None
+    disable: tuple[str, ...] = ()
+    params: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+    def enabled(self, name: str) -> bool:
+        """Whether the transformation `name` runs under this config."""
+        if self.only is not None:
+            return name in self.only
+        return name not in self.disable and name not in registry.EXTRA.names
+
+    def param(self, name: str, default: Any = None) -> Any:
+        return self.params.get(name, default)
+
+
+def config_from_dict(d: Any, *, name: str = "config") -> Config:
+    """Validates a parsed config document; `name` prefixes error messages (a file name)."""
+    if d is None:
+        d = {}
+    _check_mapping(d, name, "")
+    unknown = sorted(set(map(str, d)) - _TOP_KEYS)
+    if unknown:
+        raise ConfigError(f"{name}: {unknown[0]}: unknown key (expected one of {', '.join(sorted(_TOP_KEYS))})")
+    restrictions = _restrictions(d.get("restrictions"), name)
+    only, disable = _transformations(d.get("transformations"), name)
+    params = d.get("params") or {}
+    _check_mapping(params, name, "params")
+    for key in params:
+        if not isinstance(key, str):
+            raise ConfigError(f"{name}: params.{key}: parameter names must be strings")
+    return Config(
+        name=name,
+        update_precisions=_bool(d, "update_precisions", True, name),
+        deq_precision=_type(d.get("deq_precision", "f32"), name, "deq_precision"),
+        default_precisions=_types(d.get("default_precisions", ["u8", "i8"]), name, "default_precisions"),
+        asymmetric_quantization=_bool(d, "asymmetric_quantization", True, name),
+        asymmetric_weights=_bool(d, "asymmetric_weights", True, name),
+        precision_restrictions=restrictions[0],
+        per_tensor_restrictions=restrictions[1],
+        only=only,
+        disable=disable,
+        params=MappingProxyType(dict(params)),
+    )
+
+
+def load_config(spec: str) -> Config:
+    """A config from a YAML file path, or a built-in profile name (`cpu` is resolved for this CPU)."""
+    if spec in PROFILE_NAMES:
+        return resolve_profile(spec)
+    path = Path(spec)
+    if not path.is_file():
+        raise ConfigError(f"{spec}: no such config file (built-in profiles: {', '.join(PROFILE_NAMES)})")
+    try:
+        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
+        raise ConfigError(f"{spec}: cannot read config: {err}") from err
+    return config_from_dict(doc, name=str(spec))
+
+
+def resolve_profile(name: str, cpuinfo: str | None = None) -> Config:
+    """A built-in profile; `cpu` becomes cpu-amx or cpu-vnni after this machine's CPU flags."""
+    if name not in PROFILE_NAMES:
+        raise ConfigError(f"{name}: unknown profile (built-in profiles: {', '.join(PROFILE_NAMES)})")
+    label = name
+    if name == "cpu":
+        name, why = cpu_variant(read_cpuinfo() if cpuinfo is None else cpuinfo)
+        label = f"cpu (resolved to {name}: {why})"
+    doc = yaml.safe_load(profile_text(name))
+    return config_from_dict(doc, name=label)
+
+
+def profile_text(name: str) -> str:
+    """The YAML of a built-in profile as shipped (`cpu` is not a file: it resolves at load time)."""
+    return (PROFILES_DIR / f"{name}.yaml").read_text(encoding="utf-8")
+
+
+def cpu_variant(cpuinfo: str) -> tuple[str, str]:
+    """Which CPU profile the plugin's ISA check picks: i8 Convolution inputs need AMX or AVX2-VNNI-2."""
+    flags: set[str] = set()
+    for line in cpuinfo.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() == "flags":
+            flags.update(value.split())
+    for flag in ("amx_tile", "avx2_vnni_2"):
+        if flag in flags:
+            return "cpu-amx", f"{flag} present"
+    vnni = next((f for f in ("avx512_vnni", "avx_vnni") if f in flags), None)
+    return "cpu-vnni", f"{vnni} present, no AMX" if vnni else "no AMX or AVX2-VNNI-2"
+
+
+def read_cpuinfo() -> str:
+    try:
+        return Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _check_mapping(value: Any, name: str, key: str) -> None:
+    if not isinstance(value, Mapping):
+        where = f"{key}: " if key else ""
+        raise ConfigError(f"{name}: {where}expected a mapping, got {type(value).__name__}")
+
+
+def _bool(d: Mapping, key: str, default: bool, name: str) -> bool:
+    value = d.get(key, default)
+    if not isinstance(value, bool):
+        raise ConfigError(f"{name}: {key}: expected true or false, got {value!r}")
+    return value
+
+
+def _type(value: Any, name: str, key: str) -> ElementType:
+    if not isinstance(value, str):
+        raise ConfigError(f"{name}: {key}: expected an element type name, got {value!r}")
+    try:
+        return element_type(value)
+    except UnknownElementType as err:
+        raise ConfigError(f"{name}: {key}: {err}") from err
+
+
+def _types(value: Any, name: str, key: str) -> tuple[ElementType, ...]:
+    if not isinstance(value, list):
+        raise ConfigError(f"{name}: {key}: expected a list of element types, got {value!r}")
+    return tuple(_type(v, name, f"{key}[{i}]") for i, v in enumerate(value))
+
+
+def _op_entries(value: Any, name: str, key: str) -> list[Mapping]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise ConfigError(f"{name}: {key}: expected a list of {{op, ports}} entries")
+    for i, entry in enumerate(value):
+        where = f"{key}[{i}]"
+        _check_mapping(entry, name, where)
+        extra = sorted(set(map(str, entry)) - {"op", "ports"})
+        if extra:
+            raise ConfigError(f"{name}: {where}.{extra[0]}: unknown key (expected op, ports)")
+        if not isinstance(entry.get("op"), str) or not entry["op"]:
+            raise ConfigError(f"{name}: {where}.op: expected an operation type name")
+    return value
+
+
+def _port(value: Any, name: str, key: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ConfigError(f"{name}: {key}: expected a port number (integer >= 0), got {value!r}")
+    return value
+
+
+def _restrictions(value: Any, name: str) -> tuple[tuple[PrecisionRestriction, ...], tuple[PerTensorRestriction, ...]]:
+    if value is None:
+        return (), ()
+    _check_mapping(value, name, "restrictions")
+    extra = sorted(set(map(str, value)) - {"precisions", "per_tensor"})
+    if extra:
+        raise ConfigError(f"{name}: restrictions.{extra[0]}: unknown key (expected precisions, per_tensor)")
+    precisions = []
+    for i, entry in enumerate(_op_entries(value.get("precisions"), name, "restrictions.precisions")):
+        where = f"restrictions.precisions[{i}].ports"
+        ports = entry.get("ports")
+        if not isinstance(ports, Mapping):
+            raise ConfigError(f"{name}: {where}: expected a mapping of port -> list of types")
+        parsed = {_port(p, name, f"{where}.{p}"): _types(t, name, f"{where}.{p}") for p, t in ports.items()}
+        precisions.append(PrecisionRestriction(entry["op"], MappingProxyType(parsed)))
+    per_tensor = []
+    for i, entry in enumerate(_op_entries(value.get("per_tensor"), name, "restrictions.per_tensor")):
+        where = f"restrictions.per_tensor[{i}].ports"
+        ports = entry.get("ports") or []
+        if not isinstance(ports, list):
+            raise ConfigError(f"{name}: {where}: expected a list of ports")
+        per_tensor.append(PerTensorRestriction(entry["op"], tuple(_port(p, name, f"{where}[{j}]") for j, p in enumerate(ports))))
+    return tuple(precisions), tuple(per_tensor)
+
+
+def _names(value: Any, name: str, key: str) -> tuple[str, ...]:
+    if not isinstance(value, list):
+        raise ConfigError(f"{name}: {key}: expected a list of transformation names, got {value!r}")
+    for i, item in enumerate(value):
+        if item not in registry.KNOWN_NAMES:
+            raise ConfigError(f"{name}: {key}[{i}]: unknown transformation {item!r}")
+    return tuple(value)
+
+
+def _transformations(value: Any, name: str) -> tuple[tuple[str, ...] | None, tuple[str, ...]]:
+    if value is None:
+        return None, ()
+    _check_mapping(value, name, "transformations")
+    extra = sorted(set(map(str, value)) - {"only", "disable"})
+    if extra:
+        raise ConfigError(f"{name}: transformations.{extra[0]}: unknown key (expected only, disable)")
+    only = value.get("only")
+    only_names = None if only is None else _names(only, name, "transformations.only")
+    disable = value.get("disable")
+    return only_names, () if disable is None else _names(disable, name, "transformations.disable")

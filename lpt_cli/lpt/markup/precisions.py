@@ -1,0 +1,67 @@
+"""MarkupPrecisions: restrictions onto input ports, and the static precision-preserved marks.
+
+Runs only when the config has precision restrictions (OpenVINO skips the pass otherwise, so
+without restrictions nothing but AvgPool is ever precision-preserved).
+"""
+from __future__ import annotations
+
+from ...ir import Graph, Node
+from ...ir.eltypes import ElementType
+from ..attributes import PRECISION_PRESERVED, PRECISIONS, PrecisionPreservedAttribute, PrecisionsAttribute
+from ..config import Config, PrecisionRestriction
+from ..base_checks import can_be_transformed
+
+SUPPORTED = frozenset({
+    "Add", "AvgPool", "BatchToSpace", "Broadcast", "Clamp", "Concat", "Convert", "Convolution",
+    "ConvolutionBackpropData", "DepthToSpace", "FakeQuantize", "Interpolate", "GroupConvolution", "MatMul",
+    "MaxPool", "Multiply", "MVN", "NormalizeL2", "Pad", "PRelu", "ReduceMax", "ReduceMean", "ReduceMin",
+    "ReduceSum", "Relu", "Reshape", "Slice", "SpaceToBatch", "Squeeze", "ShuffleChannels", "Split",
+    "StridedSlice", "Subtract", "Transpose", "Unsqueeze", "VariadicSplit", "LSTMSequence", "GRUSequence",
+    "Gather", "Result",
+})
+
+PRECISION_PRESERVED_TYPES = frozenset({
+    "Concat", "DepthToSpace", "Interpolate", "MaxPool", "ReduceMax", "ReduceMin", "Relu", "BatchToSpace",
+    "Broadcast", "Pad", "Reshape", "Slice", "Squeeze", "SpaceToBatch", "Split", "StridedSlice",
+    "ShuffleChannels", "Transpose", "Unsqueeze", "VariadicSplit", "Gather",
+})
+
+
+def _has_disabled_input(node: Node) -> bool:
+    return any((attr := slot.annotations.get(PRECISIONS)) is not None and not attr.value for slot in node.inputs)
+
+
+def _apply(node: Node, ports: dict[int, tuple[ElementType, ...]]) -> None:
+    """One attribute per listed port; stops at a port already marked not quantizable."""
+    for port, types in ports.items():
+        if port >= len(node.inputs):
+            continue
+        slot = node.inputs[port]
+        existing = slot.annotations.get(PRECISIONS)
+        if existing is not None and not existing.value:
+            return
+        slot.annotations[PRECISIONS] = PrecisionsAttribute(list(types))
+
+
+def _disable_all(node: Node) -> None:
+    for slot in node.inputs:
+        slot.annotations.setdefault(PRECISIONS, PrecisionsAttribute([]))
+
+
+def markup_precisions(graph: Graph, config: Config) -> None:
+    restrictions: dict[str, PrecisionRestriction] = {r.op: r for r in config.precision_restrictions}
+    for node in graph.topological_order():
+        if not node.inputs:
+            continue
+        if node.type not in SUPPORTED or not can_be_transformed(node, config.default_precisions):
+            _apply(node, {0: ()})
+            continue
+        if node.type in PRECISION_PRESERVED_TYPES and not _has_disabled_input(node):
+            node.annotations.setdefault(PRECISION_PRESERVED, PrecisionPreservedAttribute(True))
+        restriction = restrictions.get(node.type)
+        if restriction is None:
+            continue
+        if not restriction.ports:
+            _disable_all(node)
+        else:
+            _apply(node, dict(restriction.ports))

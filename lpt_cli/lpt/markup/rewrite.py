@@ -1,0 +1,16 @@
+"""GraphRewrite semantics for markup: each node, in topological order, goes to the matchers
+in order until one returns True."""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from ...ir import Graph, Node
+
+Matcher = Callable[[Node], bool]
+
+
+def run_matchers(graph: Graph, matchers: Sequence[Matcher]) -> None:
+    for node in graph.topological_order():
+        for matcher in matchers:
+            if matcher(node):
+                break

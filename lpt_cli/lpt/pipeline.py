@@ -1,0 +1,107 @@
+"""Runs LPT's steps over a graph in OpenVINO's order, with GraphRewrite semantics.
+
+Order: prerequisites, markup, main, cleanup, FoldFakeQuantize, constant folding. Within a
+step every node is visited in topological order and offered to the step's passes in
+registration order; the first pass that returns True ends the visit. Nodes a pass creates
+are visited next, before the rest of the queue, as OpenVINO's `register_new_node` does.
+"""
+from __future__ import annotations
+
+from collections import Counter, deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..ir import Graph, Node
+from . import registry
+from .transformation import Context, Decision, Transformation
+
+if TYPE_CHECKING:
+    from .config import Config
+
+Progress = Callable[[str], None]
+
+
+@dataclass
+class PipelineResult:
+    """What the run did: passes applied (with counts), passes skipped, and the decision log."""
+
+    applied: Counter[str] = field(default_factory=Counter)
+    unimplemented: list[str] = field(default_factory=list)
+    decisions: dict[int, list[Decision]] = field(default_factory=dict)
+
+
+def run_pipeline(graph: Graph, config: Config, *, progress: Progress | None = None) -> PipelineResult:
+    """Transforms `graph` in place under `config`."""
+    from .markup import run_markup  # markup imports attributes; keep import cost off `lpt --help`
+    from .folding import fold_constant_subgraphs
+
+    ctx = Context(graph, config)
+    result = PipelineResult(decisions=ctx.decisions)
+    graph.topological_order()  # fail early (and clearly) on a cycle
+    _run_step(ctx, registry.PREREQUISITES, result, progress)
+    if progress:
+        progress("markup")
+    run_markup(graph, config)
+    for step in (registry.MAIN, registry.EXTRA, registry.CLEANUP, registry.FOLD_FAKE_QUANTIZE):
+        _run_step(ctx, step, result, progress)
+    # OpenVINO runs ConstantFolding right after FoldFakeQuantize (steps F and G go together).
+    if config.enabled("FoldFakeQuantizeTransformation"):
+        if progress:
+            progress("constant folding")
+        fold_constant_subgraphs(graph)
+    graph.remove_dead()
+    return result
+
+
+def _run_step(ctx: Context, step: registry.Step, result: PipelineResult, progress: Progress | None) -> None:
+    passes: list[Transformation] = []
+    for name in step.names:
+        if not ctx.config.enabled(name):
+            continue
+        if step is registry.EXTRA and name not in (ctx.config.only or ()):
+            continue  # outside OpenVINO's standard pipeline: runs only when named
+        cls = registry.load(name)
+        if cls is None:
+            result.unimplemented.append(name)
+            continue
+        passes.append(cls(ctx))
+    if not passes:
+        return
+    if progress:
+        progress(step.name)
+    _rewrite(ctx.graph, passes, result)
+
+
+def _rewrite(graph: Graph, passes: list[Transformation], result: PipelineResult) -> None:
+    by_type: dict[str, list[Transformation]] = {}
+    for p in passes:
+        for op_type in p.op_types:
+            by_type.setdefault(op_type, []).append(p)
+    queue = deque(graph.topological_order())
+    while queue:
+        node = queue.popleft()
+        if not node.alive:
+            continue
+        for p in by_type.get(node.type, ()):
+            if not p.applies_to(node):
+                continue
+            first_new = graph.next_id
+            matched = p.transform(node)
+            if p.revisits_created:
+                queue.extendleft(_created_since(graph, first_new))
+            if matched:
+                result.applied[p.name] += 1
+                break
+            if not node.alive:
+                break
+
+
+def _created_since(graph: Graph, first_id: int) -> list[Node]:
+    """Nodes added since `first_id` was the next id, newest first (they sit at the dict's end)."""
+    created = []
+    for node in reversed(graph.nodes.values()):
+        if node.id < first_id:
+            break
+        created.append(node)
+    return created

@@ -1,0 +1,34 @@
+"""AvgPoolTransformation: averaging is linear, so any per-channel DQ (zero point included) moves after.
+
+The pooled value is integral only when markup found the AvgPool precision-preserved
+(MarkupAvgPoolPrecisionPreserved); otherwise the type-relaxed AvgPool reads u8/i8 and
+returns the dequantization's float type.
+"""
+from __future__ import annotations
+
+from ...ir import Node
+from ..attributes import is_precision_preserved
+from ..dequantization import get_dequantization
+from ..base_checks import can_be_transformed
+from ..moving import move_dequantization_after, separate_in_standalone_branch
+from ..transformation import Transformation
+
+
+class AvgPoolTransformation(Transformation):
+    name = "AvgPoolTransformation"
+    op_types = ("AvgPool",)
+    revisits_created = False
+
+    def applies_to(self, node: Node) -> bool:
+        return node.version == "opset1" and node.input_node(0).type == "Multiply"
+
+    def transform(self, node: Node) -> bool:
+        precisions = self.config.default_precisions
+        if not can_be_transformed(node, precisions):
+            return self.reject(node, "not_per_channel", "dynamic rank or per-spatial dequantization")
+        if get_dequantization(node, precisions).empty:
+            return self.reject(node, "no_dequantization", "no dequantization on the input")
+        separate_in_standalone_branch(node, precisions)
+        move_dequantization_after(node, get_dequantization(node, precisions),
+                                  update_output_precision=is_precision_preserved(node))
+        return True

@@ -1,0 +1,16 @@
+"""BatchToSpace: batch entries become spatial blocks; only a per-tensor dequantization follows."""
+from __future__ import annotations
+
+from ...ir import Node
+from ..dequantization import Dequantization
+from ..transparent import MoveDequantizationTransformation, Refusal
+from .space_to_batch import per_tensor_refusal
+
+
+class BatchToSpaceTransformation(MoveDequantizationTransformation):
+    name = "BatchToSpaceTransformation"
+    op_types = ("BatchToSpace",)
+    needs_multiply_input = False
+
+    def check(self, node: Node, dq: Dequantization) -> Refusal | None:
+        return per_tensor_refusal(node, dq, self.precisions)

@@ -1,0 +1,70 @@
+"""MVNTransformation: mean-variance normalization removes a positive scale (and keeps its
+sign) when variance is normalized, and commutes with it otherwise, as long as one scale
+covers each normalized slice. The MVN then reads the integer data."""
+from __future__ import annotations
+
+from ...ir import Node
+from ..base_checks import can_be_transformed
+from ..dequantization import get_dequantization
+from ..folding import is_scalar_like
+from ..moving import separate_in_standalone_branch
+from ..scale_after import rescale_after, sign_constant
+from ..transformation import Transformation
+
+
+def reduction_axes(mvn: Node) -> set[int] | None:
+    """The normalized axes (non-negative), or None when they need an unknown rank."""
+    rank = mvn.input_value(0).rank
+    if mvn.version == "opset6":
+        axes = mvn.input_node(1).value.reshape(-1).astype(int).tolist()
+        if any(a < 0 for a in axes) and rank is None:
+            return None
+        return {a + rank if a < 0 else a for a in axes}
+    axes = mvn.attr_ints("reduction_axes")
+    if axes:
+        return set(axes)
+    if rank is None:
+        return None
+    return set(range(1 if mvn.attr_bool("across_channels") else 2, rank))
+
+
+class MVNTransformation(Transformation):
+    name = "MVNTransformation"
+    op_types = ("MVN",)
+
+    def applies_to(self, node: Node) -> bool:
+        if node.input_node(0).type != "Multiply":
+            return False
+        if node.version == "opset6":
+            return len(node.inputs) == 2 and node.input_node(1).type == "Constant"
+        return len(node.inputs) == 1
+
+    def transform(self, node: Node) -> bool:
+        problem = self._problem(node)
+        if problem is not None:
+            return self.reject(node, *problem)
+        precisions = self.config.default_precisions
+        separate_in_standalone_branch(node, precisions)
+        dq = get_dequantization(node, precisions)
+        deq = self.config.deq_precision
+        scale = dq.multiply_constant
+        new_scale = (sign_constant(self.graph, scale.value, deq) if node.attr_bool("normalize_variance")
+                     else scale.output())
+        rescale_after(node, dq, new_scale, deq)
+        return True
+
+    def _problem(self, node: Node) -> tuple[str, str] | None:
+        precisions = self.config.default_precisions
+        if not can_be_transformed(node, precisions):
+            return "not_per_channel", "dynamic rank or per-spatial dequantization"
+        dq = get_dequantization(node, precisions)
+        if dq.empty or dq.subtract is not None or dq.multiply_constant is None:
+            return "no_scale_only_dequantization", "needs a dequantization with a scale and no zero point"
+        if node.attr_bool("normalize_variance") and self.config.deq_precision.name not in ("f16", "f32"):
+            return "deq_precision", "the sign scale needs an f16/f32 deq precision"
+        axes = reduction_axes(node)
+        if axes is None:
+            return "dynamic_rank", "negative reduction axes with a dynamic rank"
+        if not is_scalar_like(dq.multiply_constant.value) and dq.channel_dim in axes:
+            return "per_channel_across_channels", "per-channel scales inside one normalized slice"
+        return None

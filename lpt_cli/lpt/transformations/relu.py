@@ -1,0 +1,33 @@
+"""ReluTransformation: Relu commutes with a non-negative scale, so the dequantization moves after it."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...ir import Node
+from ..dequantization import get_dequantization
+from ..base_checks import can_be_transformed
+from ..moving import move_dequantization_after, separate_in_standalone_branch
+from ..transformation import Transformation
+
+
+class ReluTransformation(Transformation):
+    name = "ReluTransformation"
+    op_types = ("Relu",)
+    revisits_created = False
+
+    def applies_to(self, node: Node) -> bool:
+        return node.type == "Relu" and node.input_node(0).type == "Multiply"
+
+    def transform(self, node: Node) -> bool:
+        precisions = self.config.default_precisions
+        if not can_be_transformed(node, precisions):
+            return self.reject(node, "not_per_channel", "dynamic rank or per-spatial dequantization")
+        dq = get_dequantization(node, precisions)
+        if dq.empty or dq.subtract is not None:
+            return self.reject(node, "no_dequantization" if dq.empty else "zero_point",
+                               "Relu needs a dequantization without a zero point")
+        if np.any(dq.scale < 0):
+            return self.reject(node, "negative_scale", "a negative scale does not commute with Relu")
+        separate_in_standalone_branch(node, precisions)
+        move_dequantization_after(node, get_dequantization(node, precisions))
+        return True

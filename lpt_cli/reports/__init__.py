@@ -1,0 +1,1 @@
+"""Per-layer precision reports: which layers LPT put in low precision, and why not the others."""

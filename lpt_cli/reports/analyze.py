@@ -1,0 +1,48 @@
+"""One call from an IR file to (original snapshot, transformed graph, report).
+
+The pipeline rewrites the graph in place, so the original is copied first: the report
+decides per original layer what happened, and `verify`/`benchmark` need both models.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..ir import Graph
+from ..ir.legalize import copy_graph
+from ..ir.reader import read_ir
+from ..ir.writer import write_ir
+from ..lpt.config import Config, cpu_variant, read_cpuinfo
+from ..lpt.pipeline import PipelineResult, run_pipeline
+from .classify import build_report
+from .model import Report
+
+
+@dataclass
+class Analysis:
+    before: Graph
+    after: Graph
+    result: PipelineResult
+    report: Report
+
+
+def analyze(xml_path: str | Path, config: Config) -> Analysis:
+    """Reads `xml_path`, runs LPT under `config` in memory, and reports per original layer."""
+    after = read_ir(xml_path)
+    before = copy_graph(after)
+    result = run_pipeline(after, config)
+    report = build_report(str(xml_path), before, after, result, config, host_isa())
+    return Analysis(before, after, result, report)
+
+
+def host_isa() -> str:
+    """What the CPU offers for INT8 (the `cpu` profile resolves after the same check)."""
+    variant, why = cpu_variant(read_cpuinfo())
+    return f"{variant}: {why}"
+
+
+def write_runtime_model(analysis: Analysis, folder: str | Path, source: str | Path) -> Path:
+    """Writes the transformed graph in the runtime dialect into `folder`; returns the .xml."""
+    xml = Path(folder) / f"{Path(source).stem}.lpt.xml"
+    write_ir(analysis.after, xml, dialect="runtime", protect=(Path(source),))
+    return xml

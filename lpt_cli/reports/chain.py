@@ -1,0 +1,75 @@
+"""`--layer NAME`: the ops around one layer, before and after LPT, as indented text.
+
+Seeing the dequantization (or its absence) in front of a layer is usually the fastest
+way to understand its status, so each input is followed up a few producers.
+"""
+from __future__ import annotations
+
+import difflib
+
+from ..errors import LptError
+from ..ir import Graph, Node, Output
+
+DEPTH = 4
+
+
+def find_layer(graph: Graph, name: str, *, postfix: str = "") -> Node | None:
+    for candidate in (name, name + postfix) if postfix else (name,):
+        for node in graph.nodes.values():
+            if node.name == candidate:
+                return node
+    return None
+
+
+def describe(value: Output) -> str:
+    shape = "?" if value.shape is None else ",".join(map(str, value.shape))
+    return f"{value.node.type} '{value.node.name}' {value.element_type.name}[{shape}]"
+
+
+def chain_lines(graph: Graph, name: str, postfix: str = "") -> list[str]:
+    """Producers (per input, up to DEPTH ops) and consumers of layer `name` in `graph`."""
+    node = find_layer(graph, name, postfix=postfix)
+    if node is None:
+        return ["  (not in this model)"]
+    lines = []
+    for slot in node.inputs:
+        lines.append(f"  in {slot.index}: " + " <- ".join(describe(v) for v in _upstream(slot.source)))
+    outs = ", ".join(f"{o.element_type.name}[{'?' if o.shape is None else ','.join(map(str, o.shape))}]"
+                     for o in node.outputs)
+    lines.append(f"  >> {node.type} '{node.name}' -> {outs}")
+    for out in node.outputs:
+        for use in out.uses:
+            lines.append(f"  out {out.index} -> " + " -> ".join(_downstream(use.node)))
+    return lines
+
+
+def _upstream(value: Output) -> list[Output]:
+    chain = [value]
+    while len(chain) < DEPTH and chain[-1].node.inputs and chain[-1].node.type != "Constant":
+        sources = [s.source for s in chain[-1].node.inputs]
+        chain.append(next((s for s in sources if s.node.type != "Constant"), sources[0]))
+    return chain
+
+
+def _downstream(node: Node) -> list[str]:
+    chain: list[str] = []
+    while len(chain) < DEPTH:
+        if not node.outputs:  # a Result or a sink
+            chain.append(f"{node.type} '{node.name}'")
+            break
+        chain.append(describe(node.outputs[0]))
+        uses = node.outputs[0].uses
+        if len(uses) != 1:
+            break
+        node = uses[0].node
+    return chain
+
+
+def require_layer(graph: Graph, name: str) -> Node:
+    """The layer `name` of the original model, or an LptError naming close matches."""
+    node = find_layer(graph, name)
+    if node is not None:
+        return node
+    close = difflib.get_close_matches(name, [n.name for n in graph.nodes.values()], n=5)
+    hint = f" (did you mean: {', '.join(close)})" if close else ""
+    raise LptError(f"--layer {name}: no layer of that name in the model{hint}")

@@ -1,0 +1,84 @@
+"""Decides, per layer of the original model, what LPT made of it (matched by name)."""
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+
+from ..ir import Graph, Node
+from ..lpt.config import Config
+from ..lpt.pipeline import PipelineResult
+from ..lpt.transformation import Decision
+from .macs import layer_macs
+from .model import LOW, NOT_QUANTIZED, ORIGINAL, REMOVED, STATUSES, LayerRow, Reason, Report, Summary
+from .reasons import explain
+from .topology import WEIGHTABLE, by_name, data_inputs, find_twin, is_low, is_quantized, layers
+
+
+def build_report(model: str, before: Graph, after: Graph, result: PipelineResult, config: Config,
+                 isa: str) -> Report:
+    """The report of one pipeline run; `before` is a snapshot taken before the run."""
+    rows = tuple(layer_rows(before, after, result.decisions, config))
+    return Report(model, rows, summarize(rows, before, after, result, config, isa))
+
+
+def layer_rows(before: Graph, after: Graph, decisions: Mapping[int, list[Decision]],
+               config: Config) -> list[LayerRow]:
+    now = by_name(after)
+    rows = []
+    for node in layers(before):
+        twin = find_twin(node, now)
+        macs = layer_macs(node) if node.type in WEIGHTABLE else None
+        if twin is None:
+            reason = Reason("removed", "not in the transformed model: LPT folded or fused it")
+            rows.append(_row(node, None, REMOVED, reason, macs))
+            continue
+        if runs_low(twin):
+            rows.append(_row(node, twin, LOW, None, macs))
+        elif not is_quantized(node):
+            rows.append(_row(node, twin, NOT_QUANTIZED, None, macs))
+        else:
+            rows.append(_row(node, twin, ORIGINAL, explain(node, twin, after, decisions, config), macs))
+    return rows
+
+
+def runs_low(node: Node) -> bool:
+    """Low precision: a weightable op with an integer activation, a quantizing FakeQuantize,
+    or any other op fed an integer tensor."""
+    if node.type in WEIGHTABLE:
+        return bool(node.inputs) and is_low(node.inputs[0].source)
+    if node.type == "FakeQuantize":
+        return any(is_low(out) for out in node.outputs)
+    return any(is_low(v) for v in data_inputs(node))
+
+
+def _row(original: Node, twin: Node | None, status: str, reason: Reason | None, macs: int | None) -> LayerRow:
+    """A row with the precisions after LPT (the original's, for a removed layer)."""
+    node = twin or original
+    inputs = tuple(v.element_type.name for v in data_inputs(node))
+    output = node.outputs[0].element_type.name if node.outputs else ""
+    return LayerRow(original.name, original.type, inputs, output, status, reason, macs,
+                    twin.name if twin else None)
+
+
+def summarize(rows: tuple[LayerRow, ...], before: Graph, after: Graph, result: PipelineResult,
+              config: Config, isa: str) -> Summary:
+    counts = Counter(r.status for r in rows)
+    weightable = [r for r in rows if r.type in WEIGHTABLE]
+    low = [r for r in weightable if r.status == LOW]
+    macs_total = sum(r.macs or 0 for r in weightable)
+    macs_low = sum(r.macs or 0 for r in low)
+    if macs_total:
+        share = 100.0 * macs_low / macs_total
+    else:
+        share = 100.0 * len(low) / len(weightable) if weightable else 0.0
+    return Summary(
+        profile=config.name, isa=isa, layers=len(rows),
+        by_status={s: counts.get(s, 0) for s in STATUSES},
+        weightable=len(weightable), weightable_low_precision=len(low),
+        macs_total=macs_total, macs_low_precision=macs_low, low_precision_share=round(share, 2),
+        fake_quantize_before=sum(1 for n in layers(before) if n.type == "FakeQuantize"),
+        fake_quantize_left=sum(1 for n in after.nodes.values()
+                               if n.type == "FakeQuantize" and not runs_low(n)),
+        reasons=dict(Counter(r.reason.code for r in rows if r.reason is not None)),
+        applied=dict(result.applied), unimplemented=tuple(result.unimplemented),
+    )

@@ -1,0 +1,41 @@
+"""Multiply-accumulate counts of weightable layers, from the original model's shapes.
+
+The low-precision share is MAC-weighted because one big Convolution left in f32 costs more
+than ten small ones in INT8; dynamic dimensions count as 1 (the share stays meaningful).
+"""
+from __future__ import annotations
+
+from ..ir import Node
+from ..ir.graph import Shape
+
+
+def _prod(dims: Shape) -> int:
+    total = 1
+    for dim in dims or ():
+        total *= max(dim, 1)
+    return total
+
+
+def layer_macs(node: Node) -> int | None:
+    """MACs of one inference of a weightable layer; None for other ops or unknown ranks."""
+    if len(node.inputs) < 2 or not node.outputs:
+        return None
+    data, weights, out = node.inputs[0].source.shape, node.inputs[1].source.shape, node.outputs[0].shape
+    if data is None or weights is None or out is None:
+        return None
+    if node.type == "Convolution":
+        return _prod(out) * _prod(weights[1:])
+    if node.type == "GroupConvolution":
+        return _prod(out) * _prod(weights[2:])
+    if node.type == "ConvolutionBackpropData":
+        return _prod(data) * _prod(weights[1:])
+    if node.type == "MatMul":
+        return _prod(out) * _reduced_dim(node, data)
+    return None
+
+
+def _reduced_dim(node: Node, a_shape: tuple[int, ...]) -> int:
+    if len(a_shape) == 1:
+        return max(a_shape[0], 1)
+    axis = -2 if node.attr_bool("transpose_a") else -1
+    return max(a_shape[axis], 1)

@@ -1,0 +1,129 @@
+"""Why a quantized layer stayed in its original precision: one stable code per layer.
+
+A transformation's own `reject(node, code, detail)` wins. Without one, the reason is
+inferred in the order a reader would check: is there a transformation for the op at all,
+does the config run it, did a dequantization ever reach the layer, and does the
+dequantization break one of the config's restrictions.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+
+from ..ir import Graph, Node
+from ..lpt import registry
+from ..lpt.config import Config
+from ..lpt.transformation import Decision
+from .dequantization import Dequantization, find_dequantization
+from .model import Reason
+from .topology import by_name, data_inputs, find_twin, is_low, quantizer_upstream
+
+# OpenVINO class names that do not read as "<op type>Transformation".
+_OP_OF = {"MultiplyPartialTransformation": "Multiply", "FakeQuantizeDecompositionTransformation": "FakeQuantize"}
+_ASYMMETRY_CHECKED = frozenset({"Convolution", "GroupConvolution", "ConvolutionBackpropData"})
+
+
+@lru_cache(maxsize=None)
+def _op_types(name: str) -> tuple[str, ...]:
+    try:
+        cls = registry.load(name)
+    except ImportError:
+        cls = None
+    if cls is not None and cls.op_types:
+        return tuple(cls.op_types)
+    return (_OP_OF.get(name, name.removesuffix("Transformation")),)
+
+
+@lru_cache(maxsize=None)
+def _implemented(name: str) -> bool:
+    try:
+        return registry.load(name) is not None
+    except ImportError:
+        return False
+
+
+def handlers(op_type: str) -> list[str]:
+    """The transformations (main step or runnable extras) that root on `op_type`."""
+    return [n for n in (*registry.MAIN.names, *registry.EXTRA.names) if op_type in _op_types(n)]
+
+
+def pick_decision(op_type: str, decisions: Sequence[Decision]) -> Decision | None:
+    """The main-step transformation's decision for the op if there is one, then any pass
+    rooted on the op type (a cleanup), then whatever was recorded first."""
+    main = set(handlers(op_type))
+    ranked = sorted(decisions, key=lambda d: (d.transformation not in main,
+                                              op_type not in _op_types(d.transformation)))
+    return ranked[0] if ranked else None
+
+
+def explain(original: Node, after: Node, after_graph: Graph, decisions: Mapping[int, list[Decision]],
+            config: Config) -> Reason:
+    """The reason `original` (now `after`) is not in low precision."""
+    decision = pick_decision(original.type, [*decisions.get(after.id, ()), *(
+        decisions.get(original.id, ()) if original.id != after.id else ())])
+    if decision is not None:
+        return Reason(decision.code, decision.detail, decision.transformation)
+    names = handlers(original.type)
+    if not names:
+        return Reason("op_not_supported", f"no LPT transformation handles {original.type}")
+    enabled = [n for n in names if config.enabled(n)]
+    if not enabled:
+        return Reason("transformation_disabled", f"{', '.join(names)} disabled by config {config.name}", names[0])
+    if not any(_implemented(n) for n in enabled):
+        return Reason("transformation_not_implemented", f"lpt does not implement {', '.join(enabled)} yet",
+                      enabled[0])
+    if original.type == "FakeQuantize":
+        return Reason("fq_standalone", "the FakeQuantize was kept: no consumer takes its low precision",
+                      enabled[0])
+    return _from_dequantization(original, after, after_graph, decisions, config, enabled[0])
+
+
+def _from_dequantization(original: Node, after: Node, after_graph: Graph,
+                         decisions: Mapping[int, list[Decision]], config: Config, name: str) -> Reason:
+    ports = {i: find_dequantization(v) for i, v in enumerate(data_inputs(after))}
+    found = {i: dq for i, dq in ports.items() if dq is not None}
+    if not found:
+        return Reason("no_dequantization_upstream", _upstream_detail(original, after_graph, decisions), name)
+    restricted = _restriction(original.type, found, config)
+    if restricted is not None:
+        return Reason(*restricted, name)
+    if not all(dq.constant for dq in found.values()):
+        return Reason("dequantization_not_constant", "the dequantization scale or zero point is not a constant",
+                      name)
+    return Reason("transformation_declined", f"{name} matched a dequantization but left the layer as is", name)
+
+
+def _restriction(op_type: str, found: Mapping[int, Dequantization], config: Config) -> tuple[str, str] | None:
+    for rule in config.precision_restrictions:
+        if rule.op != op_type:
+            continue
+        for port, allowed in rule.ports.items():
+            dq = found.get(port)
+            if dq is not None and dq.precision not in allowed:
+                names = ", ".join(t.name for t in allowed)
+                return "precision_restriction", f"port {port} gets {dq.precision.name}; {op_type} allows {names}"
+    for rule in config.per_tensor_restrictions:
+        if rule.op != op_type:
+            continue
+        for port, dq in found.items():
+            if dq.per_channel and (not rule.ports or port in rule.ports):
+                return "per_tensor_restriction", f"port {port} is quantized per channel; {op_type} needs per tensor"
+    if op_type in _ASYMMETRY_CHECKED and not config.asymmetric_quantization and 0 in found and found[0].subtract:
+        return "asymmetric_not_allowed", "the activation has a zero point; the config allows symmetric only"
+    return None
+
+
+def _upstream_detail(original: Node, after_graph: Graph, decisions: Mapping[int, list[Decision]]) -> str:
+    quantizers = [q for q in map(quantizer_upstream, data_inputs(original)) if q is not None]
+    if not quantizers:
+        return "no dequantization reached the layer"
+    fq = quantizers[0]
+    now = find_twin(fq, by_name(after_graph))
+    if now is None:
+        return f"the quantization by {fq.name!r} did not reach the layer"
+    if any(is_low(out) for out in now.outputs):
+        return (f"{fq.type} {fq.name!r} was decomposed, but no Convert -> Subtract -> Multiply "
+                f"dequantization reaches the layer")
+    decision = pick_decision(fq.type, decisions.get(now.id, ()))
+    why = f" ({decision.code}: {decision.detail})" if decision else ""
+    return f"{fq.type} {fq.name!r} upstream was not turned into a dequantization{why}"

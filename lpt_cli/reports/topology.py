@@ -1,0 +1,103 @@
+"""Graph questions the report asks: which layers count, which inputs carry data, what feeds them.
+
+"Quantized" is decided on the original model: a layer is quantized when one of its data
+inputs comes from a FakeQuantize (or an integer tensor behind a dequantization), possibly
+through ops that only move data. That is what NNCF marks; LPT may or may not honour it.
+"""
+from __future__ import annotations
+
+from ..ir import Graph, Node, Output
+from ..ir.eltypes import element_type
+
+WEIGHTABLE = frozenset({"Convolution", "GroupConvolution", "ConvolutionBackpropData", "MatMul"})
+LOW_PRECISION = frozenset(element_type(n) for n in ("u8", "i8", "u4", "i4", "u16", "i16"))
+_NOT_LAYERS = frozenset({"Parameter", "Constant", "Result"})
+# Ops through which a quantized tensor stays quantized (values are moved or selected).
+_TRANSPARENT = frozenset({
+    "MaxPool", "Reshape", "Transpose", "Squeeze", "Unsqueeze", "Concat", "StridedSlice", "Slice",
+    "Split", "VariadicSplit", "DepthToSpace", "SpaceToDepth", "ShuffleChannels", "BatchToSpace",
+    "SpaceToBatch", "Gather", "Pad", "Broadcast", "Tile", "Relu", "ReduceMax", "ReduceMin",
+})
+# Ops that (with a constant operand) form a dequantization: Convert -> Subtract -> Multiply.
+_DEQUANTIZATION = frozenset({"Convert", "Subtract", "Multiply"})
+
+
+def constant_nodes(graph: Graph) -> set[int]:
+    """Ids of nodes computed from constants only (weights and their FakeQuantize/Convert)."""
+    const: set[int] = set()
+    for node in graph.topological_order():
+        if node.type == "Constant" or (node.inputs and all(s.source.node.id in const for s in node.inputs)):
+            const.add(node.id)
+    return const
+
+
+def layers(graph: Graph) -> list[Node]:
+    """The nodes a report has a row for: computations on activations, in topological order."""
+    const = constant_nodes(graph)
+    return [n for n in graph.topological_order() if n.type not in _NOT_LAYERS and n.id not in const]
+
+
+def data_inputs(node: Node) -> list[Output]:
+    """Inputs that carry tensors (not constant parameters); weights count for weightable ops."""
+    if node.type in WEIGHTABLE:
+        return [slot.source for slot in node.inputs[:2]]
+    if node.type == "FakeQuantize":
+        return [node.inputs[0].source]
+    return [slot.source for slot in node.inputs if slot.source.node.type != "Constant"]
+
+
+def is_low(value: Output) -> bool:
+    return value.element_type in LOW_PRECISION
+
+
+def quantizer_upstream(value: Output) -> Node | None:
+    """The FakeQuantize or integer source that makes `value` quantized, if any."""
+    seen: set[int] = set()
+    stack = [value]
+    while stack:
+        out = stack.pop()
+        node = out.node
+        if node.id in seen:
+            continue
+        seen.add(node.id)
+        if node.type == "FakeQuantize" or (is_low(out) and node.type not in ("Constant", "Parameter")):
+            return node
+        if node.type in _TRANSPARENT:
+            sources = node.inputs if node.type == "Concat" else node.inputs[:1]
+            stack.extend(slot.source for slot in sources)
+        elif node.type in _DEQUANTIZATION:
+            stack.extend(slot.source for slot in node.inputs if slot.source.node.type != "Constant")
+    return None
+
+
+def is_quantized(node: Node) -> bool:
+    """Whether the original model quantizes `node` (a FakeQuantize quantizes by definition)."""
+    if node.type == "FakeQuantize":
+        return True
+    return any(quantizer_upstream(v) is not None for v in data_inputs(node) if v.node.type != "Constant")
+
+
+def by_name(graph: Graph) -> dict[str, Node]:
+    return {node.name: node for node in graph.nodes.values()}
+
+
+# LPT renames a layer it splits by appending this to the part it keeps as is
+# (OpenVINO's `originalLayerPostfix`).
+ORIGINAL_POSTFIX = "_original"
+
+
+def find_twin(original: Node, now: dict[str, Node]) -> Node | None:
+    """The node of the transformed graph that stands for `original`, if any.
+
+    Tried in order: the same name, `<name>_original`, and the graph's collision name
+    `<name>_<k>` (a replacement created while the original was still there), the last
+    only for a node of the same type.
+    """
+    twin = now.get(original.name) or now.get(original.name + ORIGINAL_POSTFIX)
+    if twin is not None:
+        return twin
+    for k in range(1, 10):
+        twin = now.get(f"{original.name}_{k}")
+        if twin is not None and twin.type == original.type:
+            return twin
+    return None

@@ -1,0 +1,1 @@
+"""The OpenVINO adapter: the only package of lpt that imports openvino."""

@@ -1,0 +1,96 @@
+"""What the device actually ran: per-op precision of the runtime model, and perf counters.
+
+The CPU plugin's runtime model is the reference for "which layers ran in INT8": each op
+carries `runtimePrecision`, `primitiveType` (e.g. `jit_avx2_I8`), `outputPrecisions` and
+`originalLayersNames` (the IR layers fused into it, the op's own layer first).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import openvino as ov
+
+_LOW = frozenset({"u8", "i8", "u4", "i4", "u16", "i16"})
+
+
+@dataclass(frozen=True)
+class RuntimeLayer:
+    name: str
+    layer_type: str
+    runtime_precision: str
+    output_precisions: tuple[str, ...]
+    primitive: str
+    original_names: tuple[str, ...]
+
+    @property
+    def low_precision(self) -> bool:
+        """Computed on integers: an integer kernel/input, or (a quantizer) integer output."""
+        return (self.runtime_precision.lower() in _LOW or self.primitive.upper().endswith(("_I8", "_U8"))
+                or any(p.lower() in _LOW for p in self.output_precisions)) and self.layer_type != "Reorder"
+
+
+@dataclass(frozen=True)
+class PerfRow:
+    """One line of benchmark_app -pc."""
+
+    layer: str
+    status: str
+    layer_type: str
+    exec_type: str
+    real_ms: float
+    cpu_ms: float
+
+
+def runtime_layers(compiled: ov.CompiledModel) -> list[RuntimeLayer]:
+    found = []
+    for op in compiled.get_runtime_model().get_ordered_ops():
+        info = op.get_rt_info()
+
+        def get(key: str, info=info) -> str:
+            return info[key].astype(str) if key in info else ""
+
+        names = tuple(n for n in get("originalLayersNames").split(",") if n)
+        outputs = tuple(p.strip() for p in get("outputPrecisions").split(",") if p.strip())
+        found.append(RuntimeLayer(op.get_friendly_name(), get("layerType"), get("runtimePrecision"),
+                                  outputs, get("primitiveType"), names))
+    return found
+
+
+def by_original_name(layers: list[RuntimeLayer]) -> dict[str, tuple[RuntimeLayer, bool]]:
+    """Original layer name -> (runtime op it ran in, whether it is that op's own layer)."""
+    found: dict[str, tuple[RuntimeLayer, bool]] = {}
+    for layer in layers:
+        for i, name in enumerate(layer.original_names):
+            if name not in found or (i == 0 and not found[name][1]):
+                found[name] = (layer, i == 0)
+    return found
+
+
+def perf_counters(request: ov.InferRequest) -> list[PerfRow]:
+    return [PerfRow(p.node_name, p.status.name, p.node_type, p.exec_type,
+                    p.real_time.total_seconds() * 1e3, p.cpu_time.total_seconds() * 1e3)
+            for p in request.profiling_info]
+
+
+def format_perf(rows: list[PerfRow]) -> str:
+    """The rows as benchmark_app -pc prints them, with a total line."""
+    name_width = min(max([len("layerName"), *(len(r.layer) for r in rows)]), 50)
+    header = (f"{'layerName':<{name_width}}  {'execStatus':<10}  {'layerType':<18}  {'execType':<22}  "
+              f"{'realTime (ms)':>13}  {'cpuTime (ms)':>12}")
+    lines = [header]
+    for r in rows:
+        name = r.layer if len(r.layer) <= name_width else r.layer[: name_width - 3] + "..."
+        lines.append(f"{name:<{name_width}}  {r.status:<10}  {r.layer_type:<18}  {r.exec_type:<22}  "
+                     f"{r.real_ms:>13.3f}  {r.cpu_ms:>12.3f}")
+    total_real = sum(r.real_ms for r in rows)
+    total_cpu = sum(r.cpu_ms for r in rows)
+    lines.append(f"Total time: {total_real:.3f} ms (real), {total_cpu:.3f} ms (cpu)")
+    return "\n".join(lines) + "\n"
+
+
+def describe(layer: RuntimeLayer) -> str:
+    """`runtimePrecision (primitiveType)`, e.g. `u8 (jit_avx2_I8)`; `f32->u8 (...)` for a quantizer."""
+    text = layer.runtime_precision
+    if layer.output_precisions and layer.output_precisions[0] != text:
+        text += f"->{layer.output_precisions[0]}"
+    return f"{text} ({layer.primitive})" if layer.primitive else text

@@ -1,0 +1,98 @@
+"""`lpt report`: formats, --fail-under exit codes, --layer, --runtime CPU against the plugin."""
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from lpt_cli.cli.main import LptGroup
+from lpt_cli.cli.report_cmd import report
+
+
+def _tiny_models():
+    """tests/runtime/tiny_models.py (test folders are not packages)."""
+    path = Path(__file__).parents[1] / "runtime" / "tiny_models.py"
+    spec = importlib.util.spec_from_file_location("tiny_models", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def run(*args: str):
+    group = LptGroup("lpt")
+    group.add_command(report)
+    return CliRunner().invoke(group, ["report", *map(str, args)])
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("report")
+    nothing = folder / "nothing.yaml"  # a config that runs no transformation: nothing goes INT8
+    nothing.write_text("transformations:\n  only: []\n")
+    return {"conv": _tiny_models().conv(folder), "nothing": nothing}
+
+
+def test_json_report_has_a_reason_for_every_layer_left_in_float(models):
+    result = run(models["conv"], "--format", "json", "--config", models["nothing"])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    by_name = {layer["name"]: layer for layer in doc["layers"]}
+    assert set(by_name) == {"fq_in", "conv", "relu", "softmax"}
+    assert by_name["conv"]["status"] == "original-precision"
+    assert by_name["conv"]["reason"]["code"] == "transformation_disabled"
+    assert by_name["softmax"]["status"] == "not-quantized"
+    assert doc["summary"]["low_precision_share"] == 0.0
+
+
+@pytest.mark.parametrize(("threshold", "code"), [("0", 0), ("1", 3)])
+def test_fail_under(models, threshold, code):
+    result = run(models["conv"], "--config", models["nothing"], "--format", "csv", "--fail-under", threshold)
+    assert result.exit_code == code
+    if code:
+        assert "below --fail-under 1%" in result.stderr
+
+
+def test_fail_under_passes_on_the_default_pipeline(models):
+    result = run(models["conv"], "--format", "json", "--fail-under", "100")
+    share = json.loads(result.stdout)["summary"]["low_precision_share"]
+    assert result.exit_code == (0 if share >= 100 else 3)
+
+
+def test_layer_shows_the_chain_before_and_after(models):
+    result = run(models["conv"], "--config", models["nothing"], "--layer", "conv")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("conv (Convolution): original-precision")
+    assert lines.index("before LPT:") < lines.index("after LPT:")
+    assert any("FakeQuantize 'fq_in'" in line and line.strip().startswith("in 0:") for line in lines)
+
+
+def test_unknown_layer_is_one_line_exit_2(models):
+    result = run(models["conv"], "--layer", "convv")
+    assert result.exit_code == 2
+    assert result.stderr.strip().count("\n") == 0 and "did you mean: conv" in result.stderr
+
+
+def test_runtime_comparison_lists_disagreements(models):
+    # lpt runs nothing, so it predicts f32; OpenVINO's own LPT still runs the conv in INT8.
+    result = run(models["conv"], "--config", models["nothing"], "--runtime", "CPU", "--format", "csv")
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert "layerName" in out and "realTime (ms)" in out and "cpuTime (ms)" in out
+    disagreements = out[out.index("disagreements:"):].splitlines()
+    assert disagreements[0] != "disagreements: 0"
+    assert any(line.strip().startswith("conv (Convolution): predicted original-precision") for line in disagreements)
+
+
+def test_runtime_on_a_missing_device(models):
+    result = run(models["conv"], "--runtime", "NPU4000")
+    assert result.exit_code == 2
+    assert "device NPU4000 is not available" in result.stderr
+
+
+def test_help_documents_exit_codes():
+    text = run("--help").stdout
+    assert "Exit codes:" in text and "3  the low-precision share" in text

@@ -1,0 +1,179 @@
+"""`lpt transform` on bad input: one clear line on stderr, exit 2, no output, input untouched."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from lpt_cli.cli.main import main
+
+# Parameter -> Add(Const) -> Result, 24 bytes of f32 weights.
+GOOD_XML = """<?xml version="1.0"?>
+<net name="tiny" version="11">
+  <layers>
+    <layer id="0" name="x" type="Parameter" version="opset1">
+      <data shape="2,3" element_type="f32"/>
+      <output><port id="0" precision="FP32" names="x"><dim>2</dim><dim>3</dim></port></output>
+    </layer>
+    <layer id="1" name="bias" type="Const" version="opset1">
+      <data element_type="f32" shape="2, 3" offset="0" size="24"/>
+      <output><port id="0" precision="FP32"><dim>2</dim><dim>3</dim></port></output>
+    </layer>
+    <layer id="2" name="add" type="Add" version="opset1">
+      <data auto_broadcast="numpy"/>
+      <input><port id="0" precision="FP32"><dim>2</dim><dim>3</dim></port>
+             <port id="1" precision="FP32"><dim>2</dim><dim>3</dim></port></input>
+      <output><port id="2" precision="FP32" names="y"><dim>2</dim><dim>3</dim></port></output>
+    </layer>
+    <layer id="3" name="y/result" type="Result" version="opset1">
+      <input><port id="0" precision="FP32"><dim>2</dim><dim>3</dim></port></input>
+    </layer>
+  </layers>
+  <edges>
+    <edge from-layer="0" from-port="0" to-layer="2" to-port="0"/>
+    <edge from-layer="1" from-port="0" to-layer="2" to-port="1"/>
+    <edge from-layer="2" from-port="2" to-layer="3" to-port="0"/>
+  </edges>
+</net>
+"""
+GOOD_BIN = np.arange(6, dtype=np.float32).tobytes()
+XXE = '<?xml version="1.0"?>\n<!DOCTYPE net [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>\n'
+
+# name -> (xml edit, bin edit, words the message must contain)
+BAD_INPUTS = {
+    "malformed_xml": (lambda x: x.replace("</edges>", "</edgs>"), None, ["malformed XML"]),
+    "xxe_entity": (lambda x: x.replace('<?xml version="1.0"?>\n', XXE).replace('name="x"', 'name="&xxe;"', 1),
+                   None, ["entity"]),
+    "xxe_in_text": (lambda x: x.replace('<?xml version="1.0"?>\n', XXE).replace("<dim>2</dim>", "<dim>&xxe;</dim>", 1),
+                    None, ["entity"]),
+    "billion_laughs": (lambda x: x.replace('<?xml version="1.0"?>\n', '<?xml version="1.0"?>\n<!DOCTYPE net ['
+                                           '<!ENTITY a "aaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;">]>\n'),
+                       None, ["entity"]),
+    "not_an_ir": (lambda x: x.replace("<net ", "<network ").replace("</net>", "</network>"), None, ["<net>"]),
+    "missing_bin": (None, lambda b: None, ["bias", "tiny.bin", "does not exist"]),
+    "truncated_bin": (None, lambda b: b[:20], ["bias", "outside", "20 bytes"]),
+    "offset_out_of_range": (lambda x: x.replace('offset="0"', 'offset="400"'), None, ["400+24", "outside"]),
+    "size_mismatch": (lambda x: x.replace('size="24"', 'size="20"'), lambda b: b[:20], ["size 20", "24 bytes"]),
+    "dangling_edge": (lambda x: x.replace('from-layer="1" from-port="0"', 'from-layer="7" from-port="0"'),
+                      None, ["no layer with id 7"]),
+    "missing_port": (lambda x: x.replace('to-layer="2" to-port="1"', 'to-layer="2" to-port="5"'),
+                     None, ["no input port 5"]),
+    "unfed_input": (lambda x: x.replace('<edge from-layer="1" from-port="0" to-layer="2" to-port="1"/>', ""),
+                    None, ["'add'", "not connected"]),
+    "fed_twice": (lambda x: x.replace('<edge from-layer="1" from-port="0" to-layer="2" to-port="1"/>',
+                                      '<edge from-layer="1" from-port="0" to-layer="2" to-port="0"/>'),
+                  None, ["fed twice"]),
+    "duplicate_ids": (lambda x: x.replace('<layer id="1"', '<layer id="0"'), None, ["duplicate layer id 0"]),
+    "cycle": (lambda x: x.replace('<edge from-layer="0" from-port="0" to-layer="2" to-port="0"/>',
+                                  '<edge from-layer="2" from-port="2" to-layer="2" to-port="0"/>'),
+              None, ["cycle"]),
+    "unknown_element_type": (lambda x: x.replace('element_type="f32" shape="2, 3"', 'element_type="q7" shape="2, 3"'),
+                             None, ["unknown element type 'q7'"]),
+    "unsupported_version": (lambda x: x.replace('version="11"', 'version="7"', 1), None, ["unsupported IR version"]),
+}
+
+
+def make_model(folder: Path, case: str | None = None) -> Path:
+    xml, blob = GOOD_XML, GOOD_BIN
+    if case is not None:
+        edit_xml, edit_bin, _ = BAD_INPUTS[case]
+        xml = edit_xml(xml) if edit_xml else xml
+        blob = edit_bin(blob) if edit_bin else blob
+    path = folder / "tiny.xml"
+    path.write_text(xml)
+    if blob is not None:
+        path.with_suffix(".bin").write_bytes(blob)
+    return path
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_INPUTS))
+def test_bad_input_fails_with_one_line(tmp_path: Path, case: str) -> None:
+    model = make_model(tmp_path, case)
+    before = snapshot(tmp_path)
+    out = tmp_path / "out.xml"
+    result = CliRunner().invoke(main, ["transform", str(model), "-o", str(out), "--dialect", "lowp"])
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("lpt: error: ")
+    assert "tiny.xml" in lines[0]
+    for word in BAD_INPUTS[case][2]:
+        assert word in lines[0]
+    assert result.stdout == ""
+    assert snapshot(tmp_path) == before  # no output, no temp files, input untouched
+
+
+def _run_lpt(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "lpt_cli", *args], cwd=cwd, capture_output=True, text=True,
+                          env={**os.environ, **env}, timeout=120)
+
+
+def test_console_entry_reports_bad_input_in_a_subprocess(tmp_path: Path) -> None:
+    model = make_model(tmp_path, "truncated_bin")
+    done = _run_lpt(["transform", str(model)], tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("lpt: error: ")
+    assert not (tmp_path / "tiny_lpt.xml").exists()
+
+
+def test_refuses_to_overwrite_the_input(tmp_path: Path) -> None:
+    model = make_model(tmp_path)
+    before = snapshot(tmp_path)
+    result = CliRunner().invoke(main, ["transform", str(model), "-o", str(model)])
+    assert result.exit_code == 2
+    assert "refusing to overwrite the input model" in result.stderr
+    assert snapshot(tmp_path) == before
+
+
+def test_usage_errors_exit_2(tmp_path: Path) -> None:
+    model = make_model(tmp_path)
+    result = CliRunner().invoke(main, ["transform", str(model), "--dialect", "fp8"])
+    assert result.exit_code == 2
+    assert "Invalid value for '--dialect'" in result.stderr
+
+
+def test_internal_error_is_one_line_unless_debug(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import lpt_cli.cli.transform as transform_module
+
+    def explode(path: Path) -> None:
+        raise ZeroDivisionError("boom")
+
+    monkeypatch.setattr(transform_module, "read_ir", explode)
+    model = make_model(tmp_path)
+    quiet = CliRunner().invoke(main, ["transform", str(model)])
+    assert quiet.exit_code == 1
+    assert quiet.stderr.strip() == "lpt: internal error: ZeroDivisionError: boom (run with --debug for the traceback)"
+    loud = CliRunner().invoke(main, ["--debug", "transform", str(model)])
+    assert loud.exit_code == 1 and "Traceback" in loud.stderr
+    monkeypatch.setenv("LPT_DEBUG", "1")
+    assert "Traceback" in CliRunner().invoke(main, ["transform", str(model)]).stderr
+
+
+def test_transform_writes_default_output_in_cwd(tmp_path: Path) -> None:
+    model = make_model(tmp_path)
+    work = tmp_path / "work"
+    work.mkdir()
+    done = _run_lpt(["transform", str(model), "--config", "default"], work)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == ""
+    assert (work / "tiny_lpt.xml").is_file() and (work / "tiny_lpt.bin").is_file()
+    import openvino as ov
+
+    compiled = ov.Core().compile_model(str(work / "tiny_lpt.xml"), "CPU")
+    x = np.ones((2, 3), np.float32)
+    assert np.array_equal(compiled(x)[0], x + np.arange(6, dtype=np.float32).reshape(2, 3))
+
+
+def test_help_teaches_with_examples() -> None:
+    result = CliRunner().invoke(main, ["transform", "--help"])
+    assert result.exit_code == 0
+    assert "Examples:" in result.output and "--dialect" in result.output
+    assert CliRunner().invoke(main, ["--version"]).output.startswith("lpt ")

@@ -1,0 +1,76 @@
+"""`lpt verify`: same inputs through the original and lpt's model; exit 1 above tolerance."""
+from __future__ import annotations
+
+import importlib.util
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from lpt_cli.cli import verify_cmd
+from lpt_cli.cli.main import LptGroup
+
+
+def _tiny_models():
+    """tests/runtime/tiny_models.py (test folders are not packages)."""
+    path = Path(__file__).parents[1] / "runtime" / "tiny_models.py"
+    spec = importlib.util.spec_from_file_location("tiny_models", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def run(*args: str):
+    group = LptGroup("lpt")
+    group.add_command(verify_cmd.verify)
+    return CliRunner().invoke(group, ["verify", *map(str, args)])
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("verify")
+    tiny = _tiny_models()
+    tiny.conv(folder)
+    tiny.conv(folder, seed=1, name="other")  # same graph, other weights
+    (folder / "nothing.yaml").write_text("transformations:\n  only: []\n")
+    return folder
+
+
+def test_identical_transformation_is_exact(folder):
+    result = run(folder / "conv.xml", "--config", folder / "nothing.yaml")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines() == ["probs: max abs 0, max rel 0  ok", "1/1 outputs within atol=0.01 rtol=0.01"]
+
+
+def test_above_tolerance_exits_1(folder, monkeypatch):
+    def write_other(analysis, tmp, model):
+        for ext in (".xml", ".bin"):
+            shutil.copy(folder / f"other{ext}", Path(tmp) / f"other{ext}")
+        return Path(tmp) / "other.xml"
+
+    monkeypatch.setattr(verify_cmd, "write_runtime_model", write_other)
+    result = run(folder / "conv.xml", "--config", folder / "nothing.yaml", "--atol", "1e-6", "--rtol", "0")
+    assert result.exit_code == 1, result.output
+    assert "FAIL" in result.stdout and "0/1 outputs within" in result.stdout
+
+
+def test_lpt_pipeline_output_is_reported_per_output(folder):
+    result = run(folder / "conv.xml", "--atol", "1e-3", "--rtol", "1e-3")
+    assert result.exit_code in (0, 1), result.output
+    assert result.stdout.startswith("probs: max abs ")
+    assert ("FAIL" in result.stdout) == (result.exit_code == 1)
+
+
+def test_inputs_file(folder, tmp_path):
+    np.savez(tmp_path / "in.npz", input=np.ones((1, 3, 16, 16), np.float32))
+    assert run(folder / "conv.xml", "--config", folder / "nothing.yaml", "--inputs", tmp_path / "in.npz").exit_code == 0
+    np.savez(tmp_path / "bad.npz", nope=np.ones(3, np.float32))
+    result = run(folder / "conv.xml", "--inputs", tmp_path / "bad.npz")
+    assert result.exit_code == 2 and "no array for input 0 'input'" in result.stderr
+
+
+def test_help_documents_exit_codes():
+    text = run("--help").stdout
+    assert "Exit codes:" in text and "1  some output is above tolerance" in text

@@ -1,0 +1,26 @@
+"""Shared fixtures: `ensure_model(name, size, fp32=False)` from fixtures/generate.py."""
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+GENERATOR = Path(__file__).resolve().parents[1] / "fixtures" / "generate.py"
+
+
+def load_generator() -> ModuleType:
+    """fixtures/generate.py as a module (fixtures/ is not a package on sys.path)."""
+    spec = importlib.util.spec_from_file_location("lpt_fixture_generator", GENERATOR)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
+def ensure_model() -> Callable[..., Path]:
+    """Path of a generated model IR (small ones are checked in; full ones are made on demand)."""
+    return load_generator().ensure_model

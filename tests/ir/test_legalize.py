@@ -1,0 +1,103 @@
+"""The runtime dialect: stock OpenVINO loads LPT's graph and the CPU plugin runs it in INT8."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import openvino as ov
+import openvino.opset13 as ops
+import pytest
+
+from lpt_cli.ir.graph import Graph
+from lpt_cli.ir.legalize import legalize_for_runtime
+from lpt_cli.ir.writer import write_ir
+
+C, K, HW = 16, 32, 14
+CONV = {"strides": "1, 1", "dilations": "1, 1", "pads_begin": "1, 1", "pads_end": "1, 1", "auto_pad": "explicit"}
+RNG = np.random.default_rng(7)
+WEIGHTS = RNG.integers(-127, 128, (K, C, 3, 3)).astype(np.int8)
+W_SCALE = RNG.uniform(0.01, 0.03, (K, 1, 1, 1)).astype(np.float32)
+ZERO_POINT = 5
+
+
+def lowp_graph(zero_point: bool) -> Graph:
+    """LPT's result for FakeQuantize(0..2.55) -> Convolution(i8 weights) [-> with a zero point]."""
+    g = Graph("lowp")
+    x = g.add_node("Parameter", outputs=[("f32", (1, C, HW, HW))], name="x",
+                   attrs={"shape": f"1,{C},{HW},{HW}", "element_type": "f32"})
+    x.outputs[0].names = "x"
+    limits = [g.add_constant(np.float32(v)).outputs[0] for v in (0.0, 2.55, 0.0, 255.0)]
+    act = g.add_node("FakeQuantize", [x.outputs[0], *limits], outputs=[("u8", (1, C, HW, HW))],
+                     attrs={"levels": "256", "auto_broadcast": "numpy"}, name="fq").outputs[0]
+    if zero_point:
+        zp = g.add_constant(np.uint8(ZERO_POINT), "u8", name="zp")
+        act = g.add_node("Subtract", [act, zp.outputs[0]], outputs=[("f32", (1, C, HW, HW))],
+                         attrs={"auto_broadcast": "numpy"}, name="sub").outputs[0]
+    w = g.add_constant(WEIGHTS, "i8", name="w")
+    conv = g.add_node("Convolution", [act, w.outputs[0]], outputs=[("f32", (1, K, HW, HW))], attrs=CONV, name="conv")
+    scale = g.add_constant((W_SCALE * 0.01).reshape(1, K, 1, 1), "f32", name="scale")
+    deq = g.add_node("Multiply", [conv.outputs[0], scale.outputs[0]], outputs=[("f32", (1, K, HW, HW))],
+                     attrs={"auto_broadcast": "numpy"}, name="deq")
+    deq.outputs[0].names = "y"
+    g.add_node("Result", [deq.outputs[0]], name="y/sink")
+    return g
+
+
+def reference(zero_point: bool) -> ov.Model:
+    """The same math with stock ops: FakeQuantize, dequantized f32 weights, f32 Convolution."""
+    x = ops.parameter([1, C, HW, HW], np.float32, name="x")
+    act = ops.fake_quantize(x, 0.0, 2.55, 0.0, 2.55, 256)
+    if zero_point:
+        act = ops.subtract(act, ops.constant(np.float32(ZERO_POINT * 0.01)))
+    weights = ops.multiply(ops.convert(ops.constant(WEIGHTS), np.float32), ops.constant(W_SCALE))
+    return ov.Model([ops.convolution(act, weights, [1, 1], [1, 1], [1, 1], [1, 1])], [x], "ref")
+
+
+def _conv_precisions(compiled: ov.CompiledModel) -> list[str]:
+    return [op.get_rt_info()["runtimePrecision"].astype(str) for op in compiled.get_runtime_model().get_ordered_ops()
+            if op.get_rt_info()["layerType"].astype(str) == "Convolution"]
+
+
+@pytest.mark.parametrize("zero_point", [False, True], ids=["symmetric", "zero_point"])
+def test_cpu_runs_the_convolution_in_int8_with_the_same_result(tmp_path: Path, zero_point: bool) -> None:
+    graph = lowp_graph(zero_point)
+    write_ir(graph, tmp_path / "rt.xml", dialect="runtime")
+    core = ov.Core()
+    compiled = core.compile_model(str(tmp_path / "rt.xml"), "CPU")
+    assert _conv_precisions(compiled) and all(p in ("U8", "I8", "u8", "i8") for p in _conv_precisions(compiled))
+    ref = core.compile_model(reference(zero_point), "CPU")
+    x = RNG.uniform(-0.3, 2.8, (1, C, HW, HW)).astype(np.float32)
+    expected, actual = ref(x)[0], compiled(x)[0]
+    assert np.allclose(actual, expected, rtol=1e-5, atol=1e-5 * np.abs(expected).max())
+
+
+def test_a_plain_convert_would_not_be_int8(tmp_path: Path) -> None:
+    """Guards the reason for Multiply(1.0): without it the plugin falls back to f32."""
+    x = ops.parameter([1, C, HW, HW], np.float32, name="x")
+    act = ops.convert(ops.convert(ops.fake_quantize(x, 0.0, 2.55, 0.0, 255.0, 256), "u8"), np.float32)
+    weights = ops.convert(ops.constant(WEIGHTS), np.float32)
+    model = ov.Model([ops.convolution(act, weights, [1, 1], [1, 1], [1, 1], [1, 1])], [x], "plain")
+    assert _conv_precisions(ov.Core().compile_model(model, "CPU")) in (["FP32"], ["f32"])
+
+
+def test_legalize_works_on_a_copy_and_leaves_data_movement_in_u8() -> None:
+    graph = lowp_graph(zero_point=True)
+    pool_in = graph.find("fq").outputs[0]
+    pool = graph.add_node("MaxPool", [pool_in], outputs=[("u8", (1, C, 7, 7))], name="pool",
+                          attrs={"strides": "2, 2", "pads_begin": "0, 0", "pads_end": "0, 0", "kernel": "2, 2",
+                                 "rounding_type": "floor", "auto_pad": "explicit"})
+    graph.add_node("Result", [pool.outputs[0]], name="pooled")
+    before = len(graph)
+    legal = legalize_for_runtime(graph)
+    assert len(graph) == before and len(legal) > before  # the input graph is unchanged
+    assert graph.find("conv").input_node(0).name == "sub"
+    assert legal.find("pool").outputs[0].element_type.name == "u8"
+    assert legal.find("pool").input_node(0).type == "Convert"  # FakeQuantize (f32) -> Convert(u8)
+    assert legal.find("fq").outputs[0].element_type.name == "f32"
+    chain = legal.find("conv").input_node(0)
+    assert [chain.type, chain.input_node(0).type, chain.input_node(0).input_node(0).type] == [
+        "Multiply", "Subtract", "Convert"]
+    weights = legal.find("conv").input_node(1)
+    assert [weights.type, weights.input_node(0).type, weights.input_node(0).input_node(0).name] == [
+        "Multiply", "Convert", "w"]
+    assert [n.name for n in legal.results] == ["y/sink", "pooled"]

@@ -1,0 +1,89 @@
+"""Writer guarantees: lazy constants stay undecoded, blobs stored once, atomic, input protected."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ir_models import conv_fq_model
+from lpt_cli.errors import IRWriteError, LptError
+from lpt_cli.ir.constant import ConstantData
+from lpt_cli.ir.eltypes import element_type
+from lpt_cli.ir.graph import Graph
+from lpt_cli.ir.reader import read_ir
+from lpt_cli.ir.writer import write_ir
+
+
+@pytest.mark.parametrize("dialect", ["lowp", "runtime"])
+def test_untouched_constants_are_never_decoded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                               dialect: str) -> None:
+    graph = read_ir(conv_fq_model(tmp_path))
+
+    def refuse(self: ConstantData) -> np.ndarray:
+        raise AssertionError("a constant was decoded")
+
+    monkeypatch.setattr(ConstantData, "array", refuse)
+    write_ir(graph, tmp_path / "out.xml", dialect=dialect)
+    constants = [n for n in graph if n.is_constant]
+    assert constants and all(n.data.is_lazy for n in constants)
+    assert all(n.data.is_lazy for n in read_ir(tmp_path / "out.xml") if n.is_constant)
+
+
+def _two_copies_graph() -> Graph:
+    g = Graph("dedup")
+    x = g.add_node("Parameter", outputs=[("f32", (64,))], attrs={"shape": "64", "element_type": "f32"}, name="x")
+    value = np.linspace(-1, 1, 64, dtype=np.float32)
+    first = g.add_constant(value, name="c1")
+    second = g.add_constant(value.copy(), name="c2")
+    add = g.add_node("Add", [x.outputs[0], first.outputs[0]], outputs=[("f32", (64,))], name="a1")
+    mul = g.add_node("Multiply", [add.outputs[0], second.outputs[0]], outputs=[("f32", (64,))], name="m1")
+    g.add_node("Result", [mul.outputs[0]], name="r")
+    return g
+
+
+def test_identical_blobs_are_stored_once(tmp_path: Path) -> None:
+    write_ir(_two_copies_graph(), tmp_path / "d.xml", dialect="lowp")
+    assert (tmp_path / "d.bin").stat().st_size == 64 * 4
+    back = read_ir(tmp_path / "d.xml")
+    c1, c2 = back.find("c1").data, back.find("c2").data
+    assert (c1.offset, c1.size) == (c2.offset, c2.size)
+    assert np.array_equal(c1.array(), np.linspace(-1, 1, 64, dtype=np.float32))
+
+
+def test_refuses_to_write_over_a_protected_file(tmp_path: Path) -> None:
+    model = conv_fq_model(tmp_path)
+    before = model.read_bytes(), model.with_suffix(".bin").read_bytes()
+    graph = read_ir(model)
+    with pytest.raises(IRWriteError, match="refusing to overwrite the input model"):
+        write_ir(graph, tmp_path / "sub" / ".." / "conv_fq.xml", protect=[model, model.with_suffix(".bin")])
+    with pytest.raises(LptError):  # the .bin alone would be clobbered too
+        write_ir(graph, tmp_path / "conv_fq.xml", protect=[model.with_suffix(".bin")])
+    assert (model.read_bytes(), model.with_suffix(".bin").read_bytes()) == before
+
+
+def test_failed_write_leaves_nothing_behind(tmp_path: Path) -> None:
+    graph = _two_copies_graph()
+    # an nf4 payload that exists only in memory cannot be encoded: the write fails midway
+    graph.find("c1").data = ConstantData(element_type("nf4"), (64,), array=np.zeros(64, np.float32))
+    with pytest.raises(ValueError):
+        write_ir(graph, tmp_path / "x.xml", dialect="lowp")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_writes_into_a_missing_folder_fail_clearly(tmp_path: Path) -> None:
+    with pytest.raises(IRWriteError, match="does not exist"):
+        write_ir(_two_copies_graph(), tmp_path / "nowhere" / "x.xml")
+
+
+def test_output_files_get_normal_permissions(tmp_path: Path) -> None:
+    write_ir(_two_copies_graph(), tmp_path / "p.xml", dialect="lowp")
+    assert (tmp_path / "p.xml").stat().st_mode & 0o044 == (0o666 & ~_umask()) & 0o044
+
+
+def _umask() -> int:
+    import os
+
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

@@ -1,0 +1,82 @@
+"""Config schema validation and the built-in profiles."""
+from __future__ import annotations
+
+import pytest
+
+from lpt_cli.ir.eltypes import f16, i8, u8
+from lpt_cli.lpt.config import ConfigError, config_from_dict, cpu_variant, load_config, resolve_profile
+
+
+def test_empty_config_is_library_defaults():
+    config = config_from_dict({})
+    assert config.update_precisions and config.default_precisions == (u8, i8)
+    assert config.precision_restrictions == () and config.only is None
+    assert config.enabled("ConvolutionTransformation")
+    assert not config.enabled("MultiplyTransformation")  # extra passes run only via `only`
+
+
+def test_full_config_parses():
+    config = config_from_dict({
+        "update_precisions": False, "deq_precision": "f16",
+        "restrictions": {"precisions": [{"op": "Convolution", "ports": {0: ["u8"], 1: ["i8"]}}],
+                         "per_tensor": [{"op": "Convolution"}]},
+        "transformations": {"only": ["ConvolutionTransformation"]},
+        "params": {"support_3d_tensor_on_activations": False},
+    })
+    assert config.deq_precision == f16 and not config.update_precisions
+    assert dict(config.precision_restrictions[0].ports) == {0: (u8,), 1: (i8,)}
+    assert config.per_tensor_restrictions[0].ports == ()
+    assert config.enabled("ConvolutionTransformation") and not config.enabled("AddTransformation")
+    assert config.param("support_3d_tensor_on_activations", True) is False
+
+
+@pytest.mark.parametrize("doc, message", [
+    ({"bogus": 1}, "config.yaml: bogus: unknown key"),
+    ({"update_precisions": "yes"}, "config.yaml: update_precisions: expected true or false"),
+    ({"deq_precision": "f33"}, "config.yaml: deq_precision"),
+    ({"restrictions": {"precisions": [{"op": "Convolution", "ports": [0]}]}},
+     "config.yaml: restrictions.precisions[0].ports: expected a mapping of port -> list of types"),
+    ({"restrictions": {"precisions": [{"op": "Convolution", "ports": {0: ["x8"]}}]}},
+     "restrictions.precisions[0].ports.0[0]"),
+    ({"transformations": {"only": ["NoSuchTransformation"]}},
+     "config.yaml: transformations.only[0]: unknown transformation 'NoSuchTransformation'"),
+    ({"transformations": {"disable": "AddTransformation"}}, "transformations.disable: expected a list"),
+])
+def test_invalid_configs_name_the_key(doc, message):
+    with pytest.raises(ConfigError) as err:
+        config_from_dict(doc, name="config.yaml")
+    assert message in str(err.value)
+
+
+def test_load_config_from_file(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text("default_precisions: [u8]\n")
+    assert load_config(str(path)).default_precisions == (u8,)
+    path.write_text("restrictions: {per_tensor: [{op: Convolution, ports: [-1]}]}\n")
+    with pytest.raises(ConfigError, match="per_tensor"):
+        load_config(str(path))
+
+
+def test_missing_file_is_a_config_error(tmp_path):
+    with pytest.raises(ConfigError, match="no such config file"):
+        load_config(str(tmp_path / "missing.yaml"))
+
+
+def test_cpu_variant_follows_isa_flags():
+    assert cpu_variant("flags\t: fpu avx512_vnni amx_tile\n")[0] == "cpu-amx"
+    assert cpu_variant("flags\t: fpu avx2_vnni_2\n")[0] == "cpu-amx"
+    name, why = cpu_variant("flags\t: fpu avx512_vnni\n")
+    assert name == "cpu-vnni" and "avx512_vnni present, no AMX" in why
+
+
+def test_profiles_differ_where_the_plugins_do():
+    amx = resolve_profile("cpu", "flags : amx_tile\n")
+    assert amx.name.startswith("cpu (resolved to cpu-amx")
+    conv = {r.op: r for r in amx.precision_restrictions}["Convolution"]
+    assert conv.ports[0] == (u8, i8)
+    vnni = {r.op: r for r in load_config("cpu-vnni").precision_restrictions}
+    assert vnni["Convolution"].ports[0] == (u8,)
+    assert "MultiplyToGroupConvolutionTransformation" in load_config("cpu-vnni").disable
+    gpu = {r.op: r for r in load_config("gpu").precision_restrictions}
+    assert "MatMul" not in gpu and dict(gpu["LSTMSequence"].ports) == {}
+    assert load_config("default").precision_restrictions == ()

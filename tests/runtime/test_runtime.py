@@ -1,0 +1,82 @@
+"""Compile, inputs, inference, per-layer runtime precision and perf counters on a tiny model."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tiny_models
+from lpt_cli.errors import LptError
+from lpt_cli.runtime.bench import benchmark
+from lpt_cli.runtime.compile import compile_model, inference_precision
+from lpt_cli.runtime.inputs import infer, input_shapes, load_inputs, random_inputs
+from lpt_cli.runtime.layers import by_original_name, format_perf, perf_counters, runtime_layers
+
+
+@pytest.fixture(scope="module")
+def conv_xml(tmp_path_factory):
+    return tiny_models.conv(tmp_path_factory.mktemp("tiny"))
+
+
+def test_precision_is_pinned_to_f32(conv_xml):
+    assert inference_precision(compile_model(conv_xml)) == "f32"
+
+
+def test_unknown_hint_and_broken_model_are_lpt_errors(conv_xml, tmp_path):
+    with pytest.raises(LptError, match="precision-hint"):
+        compile_model(conv_xml, precision_hint="int4")
+    broken = tmp_path / "broken.xml"
+    broken.write_text("<net")
+    with pytest.raises(LptError, match="cannot compile") as err:
+        compile_model(broken)
+    assert "\n" not in str(err.value)
+
+
+def test_runtime_precision_per_layer(conv_xml):
+    layers = by_original_name(runtime_layers(compile_model(conv_xml)))
+    conv, own = layers["conv"]
+    assert own and conv.low_precision and conv.primitive.upper().endswith("_I8")
+    softmax, _ = layers["softmax"]
+    assert not softmax.low_precision
+    assert layers["relu"] == (conv, False)  # fused into the INT8 convolution
+
+
+def test_perf_counters(conv_xml):
+    compiled = compile_model(conv_xml, perf_count=True)
+    request = compiled.create_infer_request()
+    request.infer(random_inputs(compiled, 0))
+    rows = {r.layer: r for r in perf_counters(request)}
+    assert rows["conv"].status == "EXECUTED" and rows["conv"].exec_type.upper().endswith("_I8")
+    text = format_perf(list(rows.values()))
+    assert text.splitlines()[0].split()[:4] == ["layerName", "execStatus", "layerType", "execType"]
+    assert text.splitlines()[-1].startswith("Total time:")
+
+
+def test_random_inputs_are_seeded_and_dynamic_dims_become_one(tmp_path):
+    compiled = compile_model(tiny_models.dynamic_relu(tmp_path))
+    assert input_shapes(compiled)[0][1] == (1, 4)
+    a, b = random_inputs(compiled, 7)[0], random_inputs(compiled, 7)[0]
+    assert a.shape == (1, 4) and np.array_equal(a, b)
+    assert not np.array_equal(a, random_inputs(compiled, 8)[0])
+
+
+def test_inputs_from_npz_by_name_or_position(conv_xml, tmp_path):
+    compiled = compile_model(conv_xml)
+    x = np.full((1, 3, 16, 16), 0.5, np.float32)
+    np.savez(tmp_path / "named.npz", input=x)
+    np.savez(tmp_path / "positional.npz", x)
+    for name in ("named.npz", "positional.npz"):
+        assert np.array_equal(load_inputs(tmp_path / name, compiled)[0], x)
+    np.savez(tmp_path / "wrong.npz", other=x)
+    with pytest.raises(LptError, match="no array for input 0 'input'"):
+        load_inputs(tmp_path / "wrong.npz", compiled)
+    out = infer(compiled, [x])[0]
+    assert out.shape == (1, 8, 16, 16) and np.allclose(out.sum(axis=1), 1.0, atol=1e-5)
+
+
+def test_benchmark_statistics(conv_xml):
+    compiled = compile_model(conv_xml)
+    seen = []
+    result = benchmark(compiled, random_inputs(compiled, 0), 0.2, seen.append)
+    assert result.iterations == len(seen) >= 1 and seen[-1] == 1.0
+    assert 0 < result.median_ms <= result.p90_ms
+    assert result.throughput == pytest.approx(result.iterations / result.seconds)
