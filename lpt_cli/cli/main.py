@@ -14,8 +14,11 @@ import click
 
 from .. import __version__
 from ..errors import LptError
+from .benchmark_cmd import benchmark
 from .config_cmd import config_group
+from .report_cmd import report
 from .transform import transform
+from .verify_cmd import verify
 
 
 def _debug_wanted(ctx: click.Context) -> bool:
@@ -54,3 +57,6 @@ def main(debug: bool) -> None:
 
 main.add_command(transform)
 main.add_command(config_group)
+main.add_command(report)
+main.add_command(verify)
+main.add_command(benchmark)

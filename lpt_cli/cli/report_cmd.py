@@ -1,20 +1,21 @@
 """`lpt report`: which layers LPT puts in low precision and why not the others."""
 from __future__ import annotations
 
+import json
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from ..lpt.config import load_config
 from ..reports.analyze import Analysis, analyze, write_runtime_model
 from ..reports.chain import chain_lines, require_layer
-from ..reports.compare import Observed, compare, format_comparison
+from ..reports.compare import Comparison, Observed, compare, comparison_dict, format_comparison
 from ..reports.render import FORMATS, render
-from ..reports.topology import ORIGINAL_POSTFIX
-from ..runtime.device import require_device
-from ..runtime.layers import describe
-from ..runtime.profile import Profile, profile_model
+
+if TYPE_CHECKING:
+    from ..runtime.profile import Profile
 
 EPILOG = """\b
 Exit codes:
@@ -38,14 +39,23 @@ Exit codes:
                    "with performance counters and compare the prediction with what ran in INT8.")
 def report(model: Path, config_spec: str, fmt: str, fail_under: float | None, layer_name: str | None,
            device: str | None) -> None:
-    """Per-layer precision report of MODEL after LPT (run in memory; nothing is written)."""
+    """Per-layer precision report of MODEL after LPT (run in memory; nothing is written).
+
+    With --runtime and --format json, the comparison is a `runtime` section of the JSON
+    (the performance counters are then left out); otherwise it follows the report as text.
+    """
     analysis = analyze(model, load_config(config_spec))
     if layer_name is not None:
         _show_layer(analysis, layer_name)
+    elif fmt == "json":
+        doc = analysis.report.to_dict()
+        if device is not None:
+            doc["runtime"] = comparison_dict(_runtime(analysis, model, device)[1], device)
+        click.echo(json.dumps(doc, indent=2))
     else:
         click.echo(render(analysis.report, fmt), nl=False)
-    if device is not None:
-        _runtime_section(analysis, model, device)
+    if device is not None and (fmt != "json" or layer_name is not None):
+        _print_runtime(analysis, model, device)
     share = analysis.report.summary.low_precision_share
     if fail_under is not None and share < fail_under:
         click.echo(f"lpt: low-precision share {share:.2f}% is below --fail-under {fail_under:g}%", err=True)
@@ -63,24 +73,35 @@ def _show_layer(analysis: Analysis, name: str) -> None:
     click.echo("before LPT:")
     click.echo("\n".join(chain_lines(analysis.before, name)))
     click.echo("after LPT:")
-    click.echo("\n".join(chain_lines(analysis.after, name, ORIGINAL_POSTFIX)))
+    click.echo("\n".join(chain_lines(analysis.after, (row.transformed_name if row else None) or name)))
 
 
-def _runtime_section(analysis: Analysis, model: Path, device: str) -> None:
+def _runtime(analysis: Analysis, model: Path, device: str) -> tuple[tuple[Profile, Profile], list[Comparison]]:
+    """Profiles of the original and the transformed model on `device`, and the per-layer comparison."""
+    from ..runtime.device import require_device
+    from ..runtime.profile import profile_model
+
     require_device(device)
     with tempfile.TemporaryDirectory(prefix="lpt-report-") as tmp:
         lpt_xml = write_runtime_model(analysis, tmp, model)
         original = profile_model(model, device)
         transformed = profile_model(lpt_xml, device)
+    rows = compare(analysis.report, analysis.after, _observed(transformed), _observed(original))
+    return (original, transformed), rows
+
+
+def _print_runtime(analysis: Analysis, model: Path, device: str) -> None:
+    (original, transformed), rows = _runtime(analysis, model, device)
     click.echo(f"\nperformance counters, original model on {device}:")
     click.echo(original.perf_text, nl=False)
     click.echo(f"\nperformance counters, lpt-transformed model on {device}:")
     click.echo(transformed.perf_text, nl=False)
     click.echo("\nstatic prediction vs runtime precision:")
-    rows = compare(analysis.report, analysis.after, _observed(transformed), _observed(original))
     click.echo(format_comparison(rows), nl=False)
 
 
 def _observed(profile: Profile) -> dict[str, Observed]:
+    from ..runtime.layers import describe
+
     return {name: Observed(describe(layer), layer.low_precision, layer.name, own, layer.layer_type)
             for name, (layer, own) in profile.layers.items()}

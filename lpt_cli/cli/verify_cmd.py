@@ -9,9 +9,7 @@ import click
 from ..errors import LptError
 from ..lpt.config import load_config
 from ..reports.analyze import analyze, write_runtime_model
-from ..runtime.compare_outputs import output_errors
-from ..runtime.compile import PRECISION_HINTS, compile_model
-from ..runtime.inputs import infer, load_inputs, random_inputs
+from ..runtime import PRECISION_HINTS
 
 EPILOG = """\b
 Exit codes:
@@ -40,6 +38,10 @@ def verify(model: Path, config_spec: str, inputs_path: Path | None, atol: float,
     Inputs are seeded random tensors shaped after the model (dynamic dimensions = 1)
     unless --inputs is given.
     """
+    from ..runtime.compare_outputs import output_errors
+    from ..runtime.compile import compile_model
+    from ..runtime.inputs import infer, load_inputs, random_inputs
+
     analysis = analyze(model, load_config(config_spec))
     original = compile_model(model, device, precision_hint=precision_hint)
     inputs = load_inputs(inputs_path, original) if inputs_path else random_inputs(original, seed)
@@ -50,10 +52,12 @@ def verify(model: Path, config_spec: str, inputs_path: Path | None, atol: float,
                            f"the original {len(original.outputs)}")
         names = [o.get_any_name() if o.get_names() else f"output{i}" for i, o in enumerate(original.outputs)]
         errors = output_errors(names, infer(original, inputs), infer(transformed, inputs), atol, rtol)
+    source = f"inputs from {inputs_path}" if inputs_path else f"random inputs, seed {seed}"
+    click.echo(f"original vs lpt-transformed on {device} (INFERENCE_PRECISION_HINT {precision_hint}), {source}")
     for e in errors:
         verdict = "ok" if e.within else "FAIL"
         click.echo(f"{e.name}: max abs {e.max_abs:.6g}, max rel {e.max_rel:.6g}  {verdict}")
     failed = [e for e in errors if not e.within]
     click.echo(f"{len(errors) - len(failed)}/{len(errors)} outputs within atol={atol:g} rtol={rtol:g}")
     if failed:
-        raise SystemExit(1)
+        click.get_current_context().exit(1)

@@ -160,10 +160,29 @@ def _convert_after(g: Graph, out: Output, computed: ElementType) -> None:
     declared = out.element_type
     consumers = out.consumers()
     out.element_type = computed
-    converted = _convert(g, out, declared, f"{out.node.name}/to_{declared.name}")
+    source = out
+    if not _on_integer_grid(out.node):
+        source = g.add_node("Round", [out], outputs=[(computed, out.shape)], version="opset5",
+                            attrs={"mode": "half_to_even"},
+                            name=g.unique_name(f"{out.node.name}/round")).outputs[0]
+    converted = _convert(g, source, declared, f"{out.node.name}/to_{declared.name}")
     converted.names, out.names = out.names, None
     for use in consumers:
         use.set_source(converted)
+
+
+def _on_integer_grid(node: Node) -> bool:
+    """True when a FakeQuantize's output levels are whole numbers (LPT's own [0, 255],
+    [-128, 127] ...), so Convert needs no Round and the plugin's FakeQuantize fusion stays."""
+    if node.type != "FakeQuantize":
+        return True
+    low, high = (node.input_node(i) for i in (3, 4))
+    if low.type != "Constant" or high.type != "Constant":
+        return False
+    levels = node.attr_int("levels", 256) or 256
+    lo, hi = low.value.astype("float64"), high.value.astype("float64")
+    step = (hi - lo) / (levels - 1)
+    return bool((lo == lo.round()).all() and (step == step.round()).all())
 
 
 def _scale_after(g: Graph, out: Output, ctype: ElementType) -> None:

@@ -156,6 +156,7 @@ def decompose_fake_quantize(fq: Node, precision: ElementType, min_: float, max_:
          _interval_constant(graph, new_low, interval_type), _interval_constant(graph, new_high, interval_type)],
         outputs=[(fq.output().element_type, fq.output().shape)], attrs=dict(fq.attrs), version=fq.version,
         name=graph.unique_name(fq.name))
+    copy_info(fq, new_fq)
     quantize = _fold_or_keep(new_fq)
     convert = None
     if update_precision:
@@ -176,6 +177,17 @@ def decompose_fake_quantize(fq: Node, precision: ElementType, min_: float, max_:
     multiply = graph.add_node("Multiply", [parent, scale_const], outputs=[(fq.output().element_type, fq.output().shape)])
     insert_dequantization_after(fq, multiply, quantize)
     return Decomposition(quantize, convert, subtract, multiply)
+
+
+def copy_info(source: Node, target: Node) -> None:
+    """NetworkHelper::copyInfo: node annotations, and port annotations when the ops are of one type."""
+    target.annotations.update(source.annotations)
+    if source.type != target.type:
+        return
+    for src, dst in zip(source.inputs, target.inputs):
+        dst.annotations.update(src.annotations)
+    for src, dst in zip(source.outputs, target.outputs):
+        dst.annotations.update(src.annotations)
 
 
 def _interval_constant(graph: Graph, values: np.ndarray, etype: ElementType) -> Output:
@@ -219,7 +231,7 @@ def _replacement_fq(fq: Node, low: Output, high: Output, replaced: Node, out_typ
     new = graph.add_node("FakeQuantize", [fq.input_value(0), fq.input_value(1), fq.input_value(2), low, high],
                          outputs=[(out_type, fq.output().shape)], attrs=dict(fq.attrs), version=fq.version,
                          name=graph.unique_name(fq.name))
-    new.annotations.update(fq.annotations)
+    copy_info(fq, new)
     replaced.output().replace_all_uses_with(new.output())
     remove_unused(replaced)
     return new

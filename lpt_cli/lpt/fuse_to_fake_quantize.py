@@ -72,14 +72,14 @@ class FuseElementwiseToFakeQuantize(Transformation):
         bounds = [value_of(fq.input_value(i)) for i in (3, 4)]
         if any(b is None for b in bounds):
             return self.reject(node, "non_constant_interval", "the FakeQuantize output interval is not constant")
-        value = cast(node.input_node(1).value, deq).astype(np.float64)
-        low, high = (cast(self.combine(cast(b, deq).astype(np.float64), value), deq) for b in bounds)
+        operand = cast(node.input_node(1).value, deq).astype(np.float64)
+        low, high = (cast(self.combine(cast(b, deq).astype(np.float64), operand), deq) for b in bounds)
         graph = self.graph
         inputs = [fq.input_value(0), fold_convert(graph, fq.input_value(1), deq),
                   fold_convert(graph, fq.input_value(2), deq),
                   graph.add_constant(low, deq).output(), graph.add_constant(high, deq).output()]
         attrs = dict(fq.attrs, levels=str(self.levels(fq)))
-        shape = broadcast_shapes(*(value.shape for value in inputs))
+        shape = broadcast_shapes(*(source.shape for source in inputs))
         fused = graph.add_node("FakeQuantize", inputs, outputs=[(node.output().element_type, shape)],
                                attrs=attrs, version=fq.version)
         fused.annotations.update(fq.annotations)

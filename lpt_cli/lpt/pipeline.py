@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from ..ir import Graph, Node
 from . import registry
+from .ordering import ordered_ops
 from .transformation import Context, Decision, Transformation
 
 if TYPE_CHECKING:
@@ -78,7 +79,7 @@ def _rewrite(graph: Graph, passes: list[Transformation], result: PipelineResult)
     for p in passes:
         for op_type in p.op_types:
             by_type.setdefault(op_type, []).append(p)
-    queue = deque(graph.topological_order())
+    queue = deque(ordered_ops(graph))
     while queue:
         node = queue.popleft()
         if not node.alive:

@@ -13,12 +13,8 @@ from ..ir import Graph, Node, Output
 DEPTH = 4
 
 
-def find_layer(graph: Graph, name: str, *, postfix: str = "") -> Node | None:
-    for candidate in (name, name + postfix) if postfix else (name,):
-        for node in graph.nodes.values():
-            if node.name == candidate:
-                return node
-    return None
+def find_layer(graph: Graph, name: str) -> Node | None:
+    return next((node for node in graph.nodes.values() if node.name == name), None)
 
 
 def describe(value: Output) -> str:
@@ -26,9 +22,9 @@ def describe(value: Output) -> str:
     return f"{value.node.type} '{value.node.name}' {value.element_type.name}[{shape}]"
 
 
-def chain_lines(graph: Graph, name: str, postfix: str = "") -> list[str]:
+def chain_lines(graph: Graph, name: str) -> list[str]:
     """Producers (per input, up to DEPTH ops) and consumers of layer `name` in `graph`."""
-    node = find_layer(graph, name, postfix=postfix)
+    node = find_layer(graph, name)
     if node is None:
         return ["  (not in this model)"]
     lines = []

@@ -37,7 +37,7 @@ def layer_rows(before: Graph, after: Graph, decisions: Mapping[int, list[Decisio
         elif not is_quantized(node):
             rows.append(_row(node, twin, NOT_QUANTIZED, None, macs))
         else:
-            rows.append(_row(node, twin, ORIGINAL, explain(node, twin, after, decisions, config), macs))
+            rows.append(_row(node, twin, ORIGINAL, explain(node, twin, now, decisions, config), macs))
     return rows
 
 

@@ -88,6 +88,20 @@ def _cell(seen: Observed | None, name: str) -> str:
     return seen.precision if seen.runtime_op == name else f"{seen.precision} as {seen.runtime_op}"
 
 
+def _observed_dict(seen: Observed | None) -> dict[str, object] | None:
+    if seen is None:
+        return None
+    return {"precision": seen.precision, "low_precision": seen.low, "runtime_op": seen.runtime_op,
+            "fused": not seen.own, "layer_type": seen.layer_type}
+
+
+def comparison_dict(rows: list[Comparison], device: str) -> dict[str, object]:
+    """The `runtime` section of `lpt report --format json --runtime DEVICE`."""
+    layers = [{"name": c.name, "type": c.type, "static": c.static, "transformed": _observed_dict(c.transformed),
+               "original": _observed_dict(c.original), "disagrees": c.disagrees} for c in rows]
+    return {"device": device, "layers": layers, "disagreements": [c.name for c in rows if c.disagrees]}
+
+
 def format_comparison(rows: list[Comparison]) -> str:
     """A text table (static | lpt model on device | original on device) and the disagreements."""
     header = ("layer", "type", "static (lpt)", "runtime (lpt model)", "runtime (original, OpenVINO LPT)")

@@ -21,33 +21,40 @@ class Dequantization:
     constant: bool  # the scale (and zero point) are constants
 
 
-def find_dequantization(value: Output) -> Dequantization | None:
-    """The dequantization producing `value`, if `value` is the output of one."""
+def find_dequantization(value: Output, *, weights: bool = False) -> Dequantization | None:
+    """The dequantization producing `value`, if `value` is the output of one.
+
+    As in OpenVINO's FakeQuantizeDequantization every part is optional: a type-relaxed
+    Subtract or Multiply may take the integer tensor without a Convert. Only `weights`
+    may dequantize a constant: elsewhere Convert(Constant) is just constant folding.
+    """
     node = value.node
-    if node.type != "Multiply" or len(node.inputs) != 2:
-        return None
-    for data, scale in ((0, 1), (1, 0)):
-        found = _integer_source(node.inputs[data].source)
+    if node.type == "Multiply" and len(node.inputs) == 2:
+        for data, scale in ((0, 1), (1, 0)):
+            found = _integer_source(node.inputs[data].source, weights)
+            if found is not None:
+                precision, subtract, zp_constant = found
+                scale_value = node.inputs[scale].source
+                return Dequantization(precision, subtract, _count(scale_value) > 1,
+                                      zp_constant and _is_constant(scale_value))
+    if node.type in ("Subtract", "Convert"):
+        found = _integer_source(value, weights)
         if found is not None:
-            precision, subtract, sub_constant = found
-            scale_value = node.inputs[scale].source
-            return Dequantization(precision, subtract, _count(scale_value) > 1,
-                                  sub_constant and _is_constant(scale_value))
+            return Dequantization(found[0], found[1], False, found[2])
     return None
 
 
-def _integer_source(value: Output) -> tuple[ElementType, bool, bool] | None:
-    """(integer type, has Subtract, zero point constant) when `value` is Convert(int) [- zp]."""
+def _integer_source(value: Output, weights: bool) -> tuple[ElementType, bool, bool] | None:
+    """(integer type, has Subtract, zero point constant) when `value` is [Convert](int) [- zp]."""
     subtract, zp_constant = False, True
-    if value.node.type == "Subtract":
+    if value.node.type == "Subtract" and len(value.node.inputs) == 2:
         subtract, zp_constant = True, _is_constant(value.node.inputs[1].source)
         value = value.node.inputs[0].source
-    if value.node.type != "Convert" or not value.node.inputs:
+    if value.node.type == "Convert" and value.node.inputs:
+        value = value.node.inputs[0].source
+    if not is_low(value) or (value.node.type == "Constant" and not weights):
         return None
-    source = value.node.inputs[0].source
-    if not is_low(source) or source.node.type == "Constant":
-        return None
-    return source.element_type, subtract, zp_constant
+    return value.element_type, subtract, zp_constant
 
 
 def _is_constant(value: Output) -> bool:

@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
-from ..ir import Graph, Node
+from ..ir import Node
 from ..lpt import registry
 from ..lpt.config import Config
 from ..lpt.transformation import Decision
 from .dequantization import Dequantization, find_dequantization
 from .model import Reason
-from .topology import by_name, data_inputs, find_twin, is_low, quantizer_upstream
+from .topology import WEIGHTABLE, data_inputs, find_twin, is_low, quantizer_upstream
 
 # OpenVINO class names that do not read as "<op type>Transformation".
 _OP_OF = {"MultiplyPartialTransformation": "Multiply", "FakeQuantizeDecompositionTransformation": "FakeQuantize"}
@@ -56,9 +56,9 @@ def pick_decision(op_type: str, decisions: Sequence[Decision]) -> Decision | Non
     return ranked[0] if ranked else None
 
 
-def explain(original: Node, after: Node, after_graph: Graph, decisions: Mapping[int, list[Decision]],
+def explain(original: Node, after: Node, now: Mapping[str, Node], decisions: Mapping[int, list[Decision]],
             config: Config) -> Reason:
-    """The reason `original` (now `after`) is not in low precision."""
+    """The reason `original` (now `after`; `now` maps names after LPT to nodes) is not in low precision."""
     decision = pick_decision(original.type, [*decisions.get(after.id, ()), *(
         decisions.get(original.id, ()) if original.id != after.id else ())])
     if decision is not None:
@@ -75,15 +75,16 @@ def explain(original: Node, after: Node, after_graph: Graph, decisions: Mapping[
     if original.type == "FakeQuantize":
         return Reason("fq_standalone", "the FakeQuantize was kept: no consumer takes its low precision",
                       enabled[0])
-    return _from_dequantization(original, after, after_graph, decisions, config, enabled[0])
+    return _from_dequantization(original, after, now, decisions, config, enabled[0])
 
 
-def _from_dequantization(original: Node, after: Node, after_graph: Graph,
+def _from_dequantization(original: Node, after: Node, now: Mapping[str, Node],
                          decisions: Mapping[int, list[Decision]], config: Config, name: str) -> Reason:
-    ports = {i: find_dequantization(v) for i, v in enumerate(data_inputs(after))}
+    weightable = after.type in WEIGHTABLE
+    ports = {i: find_dequantization(v, weights=weightable and i == 1) for i, v in enumerate(data_inputs(after))}
     found = {i: dq for i, dq in ports.items() if dq is not None}
-    if not found:
-        return Reason("no_dequantization_upstream", _upstream_detail(original, after_graph, decisions), name)
+    if not any(i != 1 or not weightable for i in found):  # no dequantized activation
+        return Reason("no_dequantization_upstream", _upstream_detail(original, now, decisions), name)
     restricted = _restriction(original.type, found, config)
     if restricted is not None:
         return Reason(*restricted, name)
@@ -108,22 +109,25 @@ def _restriction(op_type: str, found: Mapping[int, Dequantization], config: Conf
         for port, dq in found.items():
             if dq.per_channel and (not rule.ports or port in rule.ports):
                 return "per_tensor_restriction", f"port {port} is quantized per channel; {op_type} needs per tensor"
-    if op_type in _ASYMMETRY_CHECKED and not config.asymmetric_quantization and 0 in found and found[0].subtract:
-        return "asymmetric_not_allowed", "the activation has a zero point; the config allows symmetric only"
+    if op_type in _ASYMMETRY_CHECKED:
+        if not config.asymmetric_quantization and 0 in found and found[0].subtract:
+            return "asymmetric_not_allowed", "the activation has a zero point; the config allows symmetric only"
+        if not config.asymmetric_weights and 1 in found and found[1].subtract:
+            return "asymmetric_not_allowed", "the weights have a zero point; the config allows symmetric only"
     return None
 
 
-def _upstream_detail(original: Node, after_graph: Graph, decisions: Mapping[int, list[Decision]]) -> str:
+def _upstream_detail(original: Node, now: Mapping[str, Node], decisions: Mapping[int, list[Decision]]) -> str:
     quantizers = [q for q in map(quantizer_upstream, data_inputs(original)) if q is not None]
     if not quantizers:
         return "no dequantization reached the layer"
     fq = quantizers[0]
-    now = find_twin(fq, by_name(after_graph))
-    if now is None:
+    twin = find_twin(fq, now)
+    if twin is None:
         return f"the quantization by {fq.name!r} did not reach the layer"
-    if any(is_low(out) for out in now.outputs):
+    if any(is_low(out) for out in twin.outputs):
         return (f"{fq.type} {fq.name!r} was decomposed, but no Convert -> Subtract -> Multiply "
                 f"dequantization reaches the layer")
-    decision = pick_decision(fq.type, decisions.get(now.id, ()))
+    decision = pick_decision(fq.type, decisions.get(twin.id, ()))
     why = f" ({decision.code}: {decision.detail})" if decision else ""
     return f"{fq.type} {fq.name!r} upstream was not turned into a dequantization{why}"

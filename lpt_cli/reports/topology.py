@@ -6,6 +6,8 @@ through ops that only move data. That is what NNCF marks; LPT may or may not hon
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from ..ir import Graph, Node, Output
 from ..ir.eltypes import element_type
 
@@ -86,7 +88,7 @@ def by_name(graph: Graph) -> dict[str, Node]:
 ORIGINAL_POSTFIX = "_original"
 
 
-def find_twin(original: Node, now: dict[str, Node]) -> Node | None:
+def find_twin(original: Node, now: Mapping[str, Node]) -> Node | None:
     """The node of the transformed graph that stands for `original`, if any.
 
     Tried in order: the same name, `<name>_original`, and the graph's collision name

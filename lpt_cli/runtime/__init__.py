@@ -1,1 +1,7 @@
-"""The OpenVINO adapter: the only package of lpt that imports openvino."""
+"""The OpenVINO adapter: the only package of lpt that imports openvino.
+
+Its modules import openvino at load time (about a second), so the CLI imports them
+inside commands; what option declarations need lives here, free of openvino.
+"""
+
+PRECISION_HINTS = ("f32", "bf16", "f16")  # values of --precision-hint (INFERENCE_PRECISION_HINT)

@@ -11,9 +11,8 @@ from pathlib import Path
 import openvino as ov
 
 from ..errors import LptError
+from . import PRECISION_HINTS
 from .device import core, require_device
-
-PRECISION_HINTS = ("f32", "bf16", "f16")
 
 
 def compile_model(xml_path: str | Path, device: str = "CPU", *, precision_hint: str = "f32",

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import openvino as ov
 
 _LOW = frozenset({"u8", "i8", "u4", "i4", "u16", "i16"})
+_NOT_KERNELS = frozenset({"Reorder", "Const", "Input", "Output"})
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,13 @@ def runtime_layers(compiled: ov.CompiledModel) -> list[RuntimeLayer]:
         found.append(RuntimeLayer(op.get_friendly_name(), get("layerType"), get("runtimePrecision"),
                                   outputs, get("primitiveType"), names))
     return found
+
+
+def int8_kernels(compiled: ov.CompiledModel) -> int:
+    """How many runtime ops compute with an integer kernel (primitiveType ending in _I8/_U8);
+    data movement (Reorder) and constants/inputs/outputs do not count."""
+    return sum(1 for layer in runtime_layers(compiled)
+               if layer.layer_type not in _NOT_KERNELS and layer.primitive.upper().endswith(("_I8", "_U8")))
 
 
 def by_original_name(layers: list[RuntimeLayer]) -> dict[str, tuple[RuntimeLayer, bool]]:

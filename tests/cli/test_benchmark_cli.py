@@ -42,7 +42,11 @@ def test_three_models_measured(folder):
     out = result.stdout
     for label in ("original (FakeQuantize)", "lpt-transformed", "fp32 reference", "vs fp32", "p90 (ms)"):
         assert label in out
-    assert "inference precision: f32 (hint f32)" in out
+    assert "INFERENCE_PRECISION_HINT: f32" in out
+    rows = {line.split("│")[1].strip(): [c.strip() for c in line.split("│")[2:4]]
+            for line in out.splitlines() if line.startswith("│")}
+    assert rows["original (FakeQuantize)"] == ["f32", "1"]  # the conv runs an INT8 kernel
+    assert rows["fp32 reference"] == ["f32", "0"]
     assert "ISA: " in out and "INT8 acceleration:" in out
     original_row = next(line for line in out.splitlines() if "original (FakeQuantize)" in line)
     assert "1.00x" in original_row

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import importlib.util
+import subprocess
+import sys
 import json
 from pathlib import Path
 
@@ -96,3 +98,19 @@ def test_runtime_on_a_missing_device(models):
 def test_help_documents_exit_codes():
     text = run("--help").stdout
     assert "Exit codes:" in text and "3  the low-precision share" in text
+
+
+def test_commands_load_without_openvino():
+    # `lpt --help` must stay fast: openvino (about a second) loads only when a command runs a model.
+    code = ("import sys, lpt_cli.cli.report_cmd, lpt_cli.cli.verify_cmd, lpt_cli.cli.benchmark_cmd; "
+            "sys.exit('openvino' in sys.modules)")
+    assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+
+
+def test_json_with_runtime_has_a_runtime_section(models):
+    result = run(models["conv"], "--config", models["nothing"], "--runtime", "CPU", "--format", "json")
+    assert result.exit_code == 0, result.output
+    runtime = json.loads(result.stdout)["runtime"]  # stdout stays one JSON document
+    assert runtime["device"] == "CPU" and "conv" in runtime["disagreements"]
+    conv = next(layer for layer in runtime["layers"] if layer["name"] == "conv")
+    assert conv["original"]["low_precision"] and not conv["original"]["fused"]

@@ -80,3 +80,17 @@ def test_profiles_differ_where_the_plugins_do():
     gpu = {r.op: r for r in load_config("gpu").precision_restrictions}
     assert "MatMul" not in gpu and dict(gpu["LSTMSequence"].ports) == {}
     assert load_config("default").precision_restrictions == ()
+
+
+def test_config_show_prints_a_profile_that_loads_back(tmp_path):
+    from click.testing import CliRunner
+
+    from lpt_cli.cli.config_cmd import config_group
+
+    shown = CliRunner().invoke(config_group, ["show", "cpu-amx"])
+    assert shown.exit_code == 0
+    path = tmp_path / "amx.yaml"
+    path.write_text(shown.output)
+    assert load_config(str(path)).precision_restrictions == load_config("cpu-amx").precision_restrictions
+    listed = CliRunner().invoke(config_group, ["list"])
+    assert listed.output.split() == ["default", "cpu", "cpu-vnni", "cpu-amx", "gpu"]

@@ -112,3 +112,22 @@ def test_bias_add_after_convolution():
     result(graph, add.output())
     run_markup(graph, config_from_dict({}))
     assert is_bias(add)
+
+
+def test_running_chosen_transformations_marks_like_the_unit_test_driver():
+    graph = Graph()
+    fq = fake_quantize(graph, parameter(graph), 0, 2.55)
+    avg = unary(graph, "AvgPool", fq.output(), **AVG_POOL)
+    pool = unary(graph, "MaxPool", avg.output())
+    result(graph, pool.output())
+    run_markup(graph, config_from_dict({"transformations": {"only": ["MaxPoolTransformation"]}}))
+    assert is_precision_preserved(pool)  # MarkupPrecisions ran without restrictions
+    assert not is_precision_preserved(avg)  # only a precision-preserved op and a Result follow it
+
+    graph = Graph()
+    fq = fake_quantize(graph, parameter(graph), 0, 2.55)
+    avg = unary(graph, "AvgPool", fq.output(), **AVG_POOL)
+    pool = unary(graph, "MaxPool", avg.output())
+    result(graph, pool.output())
+    run_markup(graph, config_from_dict({}))
+    assert not is_precision_preserved(pool) and is_precision_preserved(avg)

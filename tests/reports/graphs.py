@@ -28,11 +28,9 @@ def dequantize(g: Graph, x: Output, *, scale: np.ndarray | float = 0.01, zero_po
     return g.add_node("Multiply", [value, s], outputs=[("f32", x.shape)], name=f"{name}/mul").outputs[0]
 
 
-def weights(g: Graph, *, low: bool) -> Output:
-    if low:
-        return g.add_constant(np.ones((4, 3, 3, 3), np.int8)).outputs[0]
+def weights(g: Graph, *, low: bool, zero_point: float | None = None) -> Output:
     w = g.add_constant(np.ones((4, 3, 3, 3), np.int8)).outputs[0]
-    return dequantize(g, w, name="w")
+    return w if low else dequantize(g, w, zero_point=zero_point, name="w")
 
 
 def conv(g: Graph, x: Output, w: Output, name: str = "conv") -> Output:
@@ -61,12 +59,14 @@ def lowered() -> Graph:
     return finish(g, c)
 
 
-def declined(*, fq_type: str = "u8", scale: np.ndarray | float = 0.01, zero_point: float | None = None) -> Graph:
+def declined(*, fq_type: str = "u8", scale: np.ndarray | float = 0.01, zero_point: float | None = None,
+             weights_zero_point: float | None = None) -> Graph:
     """LPT decomposed the FakeQuantize but left the Convolution in f32 behind the dequantization."""
     g = Graph("after")
     x = g.add_node("Parameter", outputs=[("f32", ACT)], name="input").outputs[0]
     q = fake_quantize(g, x, "fq", fq_type)
-    return finish(g, conv(g, dequantize(g, q, scale=scale, zero_point=zero_point), weights(g, low=False)))
+    w = weights(g, low=False, zero_point=weights_zero_point)
+    return finish(g, conv(g, dequantize(g, q, scale=scale, zero_point=zero_point), w))
 
 
 def untouched() -> Graph:

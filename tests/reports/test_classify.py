@@ -74,6 +74,8 @@ def test_fq_left_in_float_means_no_dequantization_upstream():
     (lambda: declined(scale=np.full((1, 3, 1, 1), 0.01, np.float32)),
      {"restrictions": {"per_tensor": [{"op": "Convolution", "ports": [0]}]}}, "per_tensor_restriction"),
     (lambda: declined(zero_point=3.0), {"asymmetric_quantization": False}, "asymmetric_not_allowed"),
+    (lambda: declined(weights_zero_point=1.0), {"asymmetric_weights": False}, "asymmetric_not_allowed"),
+    (lambda: declined(weights_zero_point=1.0), {}, "transformation_declined"),
     (lambda: declined(), {}, "transformation_declined"),
 ])
 def test_reason_inferred_from_dequantization_and_config(after, config, code):
@@ -103,3 +105,17 @@ def test_summary_counts():
     assert (s.weightable, s.weightable_low_precision, s.low_precision_share) == (1, 0, 0.0)
     assert (s.fake_quantize_before, s.fake_quantize_left) == (1, 1)
     assert s.isa == "test-isa"
+
+
+def test_type_relaxed_subtract_counts_as_a_dequantization():
+    # LPT's Subtract may take the u8 tensor directly (no Convert) and give f32.
+    after = declined()
+    sub_input = after.find("dq/convert").inputs[0].source
+    multiply = after.find("dq/mul")
+    zp = after.add_constant(np.uint8(3)).outputs[0]
+    relaxed = after.add_node("Subtract", [sub_input, zp], outputs=[("f32", sub_input.shape)], name="relaxed")
+    multiply.set_input(0, relaxed.outputs[0])
+    r = rows(report(after, config_from_dict({"asymmetric_quantization": False})))["conv"]
+    if r.reason.code == "transformation_not_implemented":
+        pytest.skip("ConvolutionTransformation is not implemented yet")
+    assert r.reason.code == "asymmetric_not_allowed"

@@ -5,7 +5,8 @@ from graphs import lowered, original
 from lpt_cli.lpt.config import config_from_dict
 from lpt_cli.lpt.pipeline import PipelineResult
 from lpt_cli.reports.classify import build_report
-from lpt_cli.reports.compare import Observed, compare, format_comparison
+from lpt_cli.reports.compare import Observed, compare, comparison_dict, format_comparison
+from schema_check import SCHEMA, check
 
 I8 = Observed("u8 (jit_avx2_I8)", True, "conv", True, "Convolution")
 F32 = Observed("f32 (jit_avx2_f32)", False, "softmax", True, "Softmax")
@@ -36,3 +37,10 @@ def test_renamed_weightable_found_through_the_op_fused_after_it():
     assert rows["conv"].transformed.runtime_op == "Multiply_77" and rows["conv"].transformed.own
     not_weightable = Observed("f32", False, "Multiply_77", False, "Eltwise")
     assert _rows(lowered(), {"softmax": not_weightable})["conv"].transformed is None
+
+
+def test_json_section_matches_schema():
+    rows = list(_rows(original(), {"conv": I8}).values())
+    doc = comparison_dict(rows, "CPU")
+    check(doc, SCHEMA["properties"]["runtime"], SCHEMA["$defs"])
+    assert doc["disagreements"] == ["conv"]

@@ -4,61 +4,21 @@ from __future__ import annotations
 import csv
 import io
 import json
-from importlib import resources
 
 from graphs import declined, original
 from lpt_cli.lpt.config import config_from_dict
 from lpt_cli.lpt.pipeline import PipelineResult
 from lpt_cli.reports.classify import build_report
 from lpt_cli.reports.render import CSV_COLUMNS, render
-
-SCHEMA = json.loads(resources.files("lpt_cli.reports").joinpath("report.schema.json").read_text())
-
+from schema_check import SCHEMA, check
 
 def _report():
     return build_report("m.xml", original(), declined(), PipelineResult(), config_from_dict({}), "isa")
 
 
-def _check(value, schema, defs):
-    """Enough of JSON Schema for this file: $ref, const, enum, type, required, properties, items, oneOf."""
-    if "$ref" in schema:
-        return _check(value, defs[schema["$ref"].split("/")[-1]], defs)
-    if "oneOf" in schema:
-        matches = 0
-        for option in schema["oneOf"]:
-            try:
-                _check(value, option, defs)
-                matches += 1
-            except AssertionError:
-                pass
-        assert matches == 1, (value, schema)
-        return None
-    assert "const" not in schema or value == schema["const"]
-    assert "enum" not in schema or value in schema["enum"], value
-    kinds = schema.get("type")
-    kinds = [kinds] if isinstance(kinds, str) else kinds or []
-    pytypes = {"object": dict, "array": list, "string": str, "integer": int, "number": (int, float),
-               "null": type(None), "boolean": bool}
-    assert not kinds or any(isinstance(value, pytypes[k]) for k in kinds), (value, kinds)
-    if isinstance(value, dict):
-        assert set(schema.get("required", ())) <= set(value), schema.get("required")
-        props = schema.get("properties", {})
-        if schema.get("additionalProperties") is False:
-            assert set(value) <= set(props), set(value) - set(props)
-        for key, item in value.items():
-            sub = props.get(key) or (schema.get("additionalProperties") if isinstance(
-                schema.get("additionalProperties"), dict) else None)
-            if sub:
-                _check(item, sub, defs)
-    if isinstance(value, list) and "items" in schema:
-        for item in value:
-            _check(item, schema["items"], defs)
-    return None
-
-
 def test_json_matches_schema():
     doc = json.loads(render(_report(), "json"))
-    _check(doc, SCHEMA, SCHEMA["$defs"])
+    check(doc, SCHEMA, SCHEMA["$defs"])
     conv = next(layer for layer in doc["layers"] if layer["name"] == "conv")
     assert conv["status"] == "original-precision" and conv["reason"]["code"]
 
@@ -67,7 +27,7 @@ def test_schema_check_rejects_a_wrong_status():
     doc = json.loads(render(_report(), "json"))
     doc["layers"][0]["status"] = "int8"
     try:
-        _check(doc, SCHEMA, SCHEMA["$defs"])
+        check(doc, SCHEMA, SCHEMA["$defs"])
     except AssertionError:
         return
     raise AssertionError("an unknown status passed the schema")

@@ -1,9 +1,14 @@
 """LPT's markup step: annotates the graph with the attributes the transformations read.
 
-The passes and their gates follow LowPrecision::run_on_model: MarkupPrecisions only with
-precision restrictions, MarkupQuantizationGranularity only with per-tensor restrictions,
-the AvgPool pass only if there is an AvgPool, interval/parameter alignment only if there is
-a Concat, and MarkupBias last.
+OpenVINO has two drivers, and they differ in which markup passes run:
+- the full pipeline (LowPrecision::run_on_model) gates them: MarkupPrecisions only with
+  precision restrictions, MarkupQuantizationGranularity only with per-tensor restrictions,
+  the AvgPool pass only if there is an AvgPool, interval/parameter alignment only if there
+  is a Concat;
+- the driver that runs a chosen few transformations (the unit tests' transformer, which
+  `transformations.only` stands for) runs every markup pass unconditionally, so e.g. MaxPool
+  is precision-preserved there even without restrictions.
+MarkupBias runs last in both.
 """
 from __future__ import annotations
 
@@ -23,18 +28,19 @@ if TYPE_CHECKING:
 
 
 def run_markup(graph: Graph, config: Config) -> None:
-    """Runs the markup passes in OpenVINO's order."""
+    """Runs the markup passes in OpenVINO's order, gated as the chosen driver gates them."""
     defaults = config.default_precisions
+    gated = config.only is None
     types = {node.type for node in graph}
     markup_can_be_quantized(graph, defaults)
-    if config.precision_restrictions:
+    if config.precision_restrictions or not gated:
         markup_precisions(graph, config)
-    if config.per_tensor_restrictions:
+    if config.per_tensor_restrictions or not gated:
         markup_quantization_granularity(graph, config)
-    if "AvgPool" in types:
+    if "AvgPool" in types or not gated:
         markup_avg_pool_precision_preserved(graph, defaults)
     propagate_precisions(graph, config)
-    if "Concat" in types:
+    if "Concat" in types or not gated:
         align_quantization_intervals(graph, defaults)
         align_quantization_parameters(graph)
     markup_bias(graph)

@@ -5,13 +5,14 @@ from math import prod
 
 from ...ir import Graph
 from ..attributes import BIAS
+from ..ordering import ordered_ops
 
 _LAYERS = frozenset({"Convolution", "GroupConvolution", "ConvolutionBackpropData",
                      "GroupConvolutionBackpropData", "MatMul"})
 
 
 def markup_bias(graph: Graph) -> None:
-    for node in graph.topological_order():
+    for node in ordered_ops(graph):
         if node.type != "Add" or len(node.inputs) != 2:
             continue
         for layer_index in (0, 1):

@@ -10,6 +10,7 @@ from ...ir.eltypes import ElementType
 from ..attributes import PRECISIONS, PrecisionsAttribute
 from ..dequantization import get_dequantization
 from ..precision import SUPPORTED, is_quantize_supported
+from ..ordering import ordered_ops
 
 # Output-channel axes of the weights, per layer (GroupConvolution: with/without a Reshape).
 _OUT_CHANNEL_AXES = {"Convolution": (0,), "ConvolutionBackpropData": (1,), "GroupConvolution": (0, 1)}
@@ -68,7 +69,7 @@ def _needs_disable(node: Node, default_precisions: Iterable[ElementType]) -> boo
 
 
 def markup_can_be_quantized(graph: Graph, default_precisions: Iterable[ElementType]) -> None:
-    for node in graph.topological_order():
+    for node in ordered_ops(graph):
         if _needs_disable(node, default_precisions):
             for slot in node.inputs:
                 slot.annotations.setdefault(PRECISIONS, PrecisionsAttribute([]))

@@ -4,13 +4,14 @@ from __future__ import annotations
 from ...ir import Graph
 from ..attributes import PER_TENSOR, QUANTIZATION_GRANULARITY
 from ..config import Config
+from ..ordering import ordered_ops
 
 
 def markup_quantization_granularity(graph: Graph, config: Config) -> None:
     by_op: dict[str, list[tuple[int, ...]]] = {}
     for restriction in config.per_tensor_restrictions:
         by_op.setdefault(restriction.op, []).append(restriction.ports)
-    for node in graph.topological_order():
+    for node in ordered_ops(graph):
         for ports in by_op.get(node.type, ()):
             targets = ports or tuple(range(len(node.inputs)))
             for port in targets:

@@ -10,6 +10,7 @@ from ...ir.eltypes import ElementType
 from ..attributes import PRECISION_PRESERVED, PRECISIONS, PrecisionPreservedAttribute, PrecisionsAttribute
 from ..config import Config, PrecisionRestriction
 from ..base_checks import can_be_transformed
+from ..ordering import ordered_ops
 
 SUPPORTED = frozenset({
     "Add", "AvgPool", "BatchToSpace", "Broadcast", "Clamp", "Concat", "Convert", "Convolution",
@@ -50,7 +51,7 @@ def _disable_all(node: Node) -> None:
 
 def markup_precisions(graph: Graph, config: Config) -> None:
     restrictions: dict[str, PrecisionRestriction] = {r.op: r for r in config.precision_restrictions}
-    for node in graph.topological_order():
+    for node in ordered_ops(graph):
         if not node.inputs:
             continue
         if node.type not in SUPPORTED or not can_be_transformed(node, config.default_precisions):

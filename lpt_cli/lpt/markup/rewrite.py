@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ...ir import Graph, Node
+from ..ordering import ordered_ops
 
 Matcher = Callable[[Node], bool]
 
 
 def run_matchers(graph: Graph, matchers: Sequence[Matcher]) -> None:
-    for node in graph.topological_order():
+    for node in ordered_ops(graph):
         for matcher in matchers:
             if matcher(node):
                 break

@@ -137,11 +137,12 @@ class ConcatTransformation(Transformation):
                          dynamic: bool) -> list[np.ndarray] | None:
         if all(dq.multiply is None for dq in dqs):
             return None
-        deq = self.config.deq_precision
-        return [np.asarray(self._adapt(dq.multiply_constant.value, shape)) if dq.multiply is not None
-                else cast(np.ones(shape), deq)
-                for i, dq in enumerate(dqs)
-                for shape in (self._target_shape(concat, i, axis, dynamic),)]
+        values = []
+        for i, dq in enumerate(dqs):
+            shape = self._target_shape(concat, i, axis, dynamic)
+            values.append(self._adapt(dq.multiply_constant.value, shape) if dq.multiply is not None
+                          else cast(np.ones(shape), self.config.deq_precision))
+        return values
 
     @staticmethod
     def _rewire(concat: Node, dqs: list[Dequantization], mixed: bool) -> None:

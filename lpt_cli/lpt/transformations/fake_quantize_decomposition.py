@@ -13,8 +13,8 @@ from ...ir import Node
 from ...ir.eltypes import ElementType
 from ..attributes import PRECISIONS, PrecisionsAttribute, intervals_alignment, quantization_alignment
 from ..dequantization import get_dequantization_below
-from ..fake_quantize_math import (Decomposition, calculate_levels, compose_fake_quantize, decompose_fake_quantize,
-                                  insert_dequantization_after, round_half_away)
+from ..fake_quantize_math import (Decomposition, calculate_levels, compose_fake_quantize, copy_info,
+                                  decompose_fake_quantize, insert_dequantization_after, round_half_away)
 from ..folding import constant
 from ..precision import (DataPrecision, QuantizationDetails, get_details, get_precision_details,
                          is_quantize_supported, is_supported_level, is_supported_precision, precisions_for_levels)
@@ -50,7 +50,7 @@ def fuse_convert(fq: Node) -> Node:
     graph = fq.graph
     fused = graph.add_node("FakeQuantize", fq.input_values(), outputs=[(target, convert.output().shape)],
                            attrs=dict(fq.attrs), version=fq.version, name=graph.unique_name(convert.name))
-    fused.annotations.update(fq.annotations)
+    copy_info(fq, fused)
     convert.output().replace_all_uses_with(fused.output())
     graph.remove(convert)
     graph.remove(fq)
@@ -88,15 +88,8 @@ def _expected_precision(attribute: PrecisionsAttribute, details: QuantizationDet
 
 
 def _needs_alignment(fq: Node) -> bool:
-    """The first consumer whose QuantizationAlignment is true (OpenVINO reads the last seen)."""
-    flag = None
-    for consumer in fq.output().consumer_nodes():
-        value = quantization_alignment(consumer)
-        if value is not None:
-            flag = value
-            if value:
-                break
-    return bool(flag)
+    """True if a consumer's QuantizationAlignment is true (OpenVINO stops at the first such one)."""
+    return any(quantization_alignment(consumer) for consumer in fq.output().consumer_nodes())
 
 
 class FakeQuantizeDecompositionTransformation(Transformation):
@@ -169,7 +162,7 @@ class FakeQuantizeDecompositionTransformation(Transformation):
              constant(graph, round_half_away(update.updated_high), original_type)],
             outputs=[(precision, fq.output().shape)], attrs={**fq.attrs, "levels": str(update.levels)},
             version=fq.version, name=graph.unique_name(fq.name))
-        new_fq.annotations.update(fq.annotations)
+        copy_info(fq, new_fq)
         return self._make_dequantization(fq, new_fq, precision, update.dequantization_mul, update.dequantization_sub)
 
     def _make_dequantization(self, fq: Node, new_fq: Node, precision: ElementType, mul: float,

@@ -32,10 +32,12 @@ class MultiplyToGroupConvolutionTransformation(Transformation):
         dq = get_dequantization(node, self.config.default_precisions, data_index)
         if dq.data is None:
             return self.reject(node, "no_data", "no dequantization data in front of the Multiply")
+        channels_in = node.input_value(data_index).shape[1]
+        if channels_in < 0:
+            return self.reject(node, "dynamic_channels", "the data channel dimension is not static")
         if dq.subtract_convert is not None:
             dq = fold_dequantization(node, data_index, self.config.default_precisions)
         weights_type = self._weights_precision(node, const_index, dq)
-        channels_in = node.input_value(data_index).shape[1]
         channels_out = node.output().shape[1]
         rank = len(node.output().shape)
         weights = constant(self.graph, _identity_weights(channels_in, channels_out, rank), weights_type)
