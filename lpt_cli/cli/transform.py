@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -18,7 +20,7 @@ from ..ir.writer import DIALECTS, write_ir
 
 _EPILOG = """\b
 Examples:
-  lpt transform model.xml                      # default profile -> ./model_lpt.xml
+  lpt transform model.xml                      # cpu profile -> ./model_lpt.xml
   lpt transform model.xml --config cpu -o out/model_int8.xml
   lpt transform model.xml --config my_restrictions.yaml --dialect lowp
 
@@ -34,8 +36,9 @@ Dialects:
 
 @click.command(epilog=_EPILOG)
 @click.argument("model", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--config", "config_spec", default="default", show_default=True, metavar="PATH|default|cpu|gpu",
-              help="Restrictions file (YAML) or the name of a built-in profile.")
+@click.option("--config", "config_spec", default="cpu", show_default=True, metavar="PATH|NAME",
+              help="Restrictions file (YAML) or a built-in profile: default, cpu, cpu-vnni, cpu-amx, gpu "
+                   "(see `lpt config list`).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Output IR .xml (the .bin goes beside it). Default: ./<model stem>_lpt.xml")
 @click.option("--dialect", type=click.Choice(DIALECTS), default="runtime", show_default=True,
@@ -52,18 +55,34 @@ def transform(model: Path, config_spec: str, output: Path | None, dialect: str, 
     if output.suffix.lower() != ".xml":
         raise LptError(f"{output}: the output must be an .xml path (the .bin is written beside it)")
     started = time.perf_counter()
-    graph = read_ir(model)
-    before = Counter(node.type for node in graph)
-    config = load_config(config_spec)
-    result = run_pipeline(graph, config)
-    write_ir(graph, output, dialect=dialect, protect=[model, model.with_suffix(".bin")])
+    config = load_config(config_spec)  # a bad config fails before a large model is read
+    with _status(quiet) as show:
+        show("reading")
+        graph = read_ir(model)
+        before = Counter(node.type for node in graph)
+        result = run_pipeline(graph, config, progress=show)
+        show("writing")
+        write_ir(graph, output, dialect=dialect, protect=[model, model.with_suffix(".bin")])
     if not quiet:
-        _summary(model, output, dialect, before, graph, getattr(result, "applied", None),
+        _summary(model, output, dialect, config.name, before, graph, result.applied,
                  time.perf_counter() - started)
 
 
-def _summary(model: Path, output: Path, dialect: str, before: Counter[str], graph: Graph,
-             applied: Counter[str] | None, seconds: float) -> None:
+@contextmanager
+def _status(quiet: bool) -> Iterator[Callable[[str], None]]:
+    """A spinner naming the current step on an interactive stderr; silent otherwise."""
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    if quiet or not console.is_terminal:
+        yield lambda _step: None
+        return
+    with console.status("lpt transform") as status:
+        yield lambda step: status.update(f"lpt transform: {step}")
+
+
+def _summary(model: Path, output: Path, dialect: str, config_name: str, before: Counter[str],
+             graph: Graph, applied: Counter[str], seconds: float) -> None:
     """A few lines on stderr (stdout stays clean for scripts)."""
     from rich.console import Console
 
@@ -71,6 +90,7 @@ def _summary(model: Path, output: Path, dialect: str, before: Counter[str], grap
     low = sum(1 for node in graph if node.type not in ("Constant", "Parameter", "Result", "Convert")
               and any(slot.source.element_type.name in ("u8", "i8") for slot in node.inputs))
     console.print(f"[bold]{model}[/] -> [bold]{output}[/] ({dialect} dialect, {seconds:.2f} s)")
+    console.print(f"  config: {config_name}")
     console.print(f"  layers: {sum(before.values())} in, {len(graph)} out; "
                   f"{low} take u8/i8 inputs")
     if applied:

@@ -43,6 +43,8 @@ _OWN_TYPE_OUTPUTS: dict[str, frozenset[int] | None] = {
     "Less": None, "LessEqual": None, "Greater": None, "GreaterEqual": None, "IsNaN": None,
     "IsInf": None, "IsFinite": None,
 }
+# Ops that only rearrange their one data input: a dequantization moves through them unchanged.
+_SHAPE_ONLY = frozenset({"Reshape", "Transpose", "Squeeze", "Unsqueeze"})
 _SHAPE_MATH = frozenset({"i32", "i64", "u32", "u64"})
 _DEQUANTIZATION = frozenset({"Subtract", "Multiply"})  # continue a Convert into a dequantization
 _ARITHMETIC = frozenset({"Subtract", "Multiply", "Add"})  # an integer constant here is a zero point/scale
@@ -133,13 +135,47 @@ def _relax(g: Graph, node: Node) -> None:
 
 def _to_float(g: Graph, source: Output, consumer: Node, ctype: ElementType) -> Output:
     """`source` as `ctype`, in a form the plugin recognizes as (part of) a dequantization."""
-    converted = _convert(g, source, ctype, f"{consumer.name}/to_{ctype.name}")
-    if not source.element_type.is_integral:
-        return converted
     continues = consumer.type in _DEQUANTIZATION and source.node.type != "Constant"
-    if continues or (consumer.type in _ARITHMETIC and source.node.type == "Constant"):
+    plain = continues or (consumer.type in _ARITHMETIC and source.node.type == "Constant")
+    if source.element_type.is_integral and not plain:
+        head = _shape_only_head(source)
+        if head is not source:
+            return _dequantize_at_head(g, head, source, ctype)
+    converted = _convert(g, source, ctype, f"{consumer.name}/to_{ctype.name}")
+    if not source.element_type.is_integral or plain:
         return converted
     return _multiply_by_one(g, converted, ctype, f"{consumer.name}/dequantize")
+
+
+def _shape_only_head(source: Output) -> Output:
+    """Where a chain of single-use Reshape/Transpose/... ending in `source` starts.
+
+    Written at the chain's head, `Convert -> Multiply(1.0)` looks like a quantizer output's
+    dequantization, which the CPU plugin's LPT moves down through the chain itself. Measured
+    on openvino 2026.4: a Q x K^T MatMul fed `Reshape -> Transpose -> Convert -> Multiply(1.0)`
+    ran in an f32 attention snippet; fed `Convert -> Multiply(1.0) -> Reshape -> Transpose`,
+    it ran in i8 like the original model.
+    """
+    head = source
+    while (head.node.type in _SHAPE_ONLY and len(head.uses) == 1
+           and head.node.inputs[0].source.element_type == source.element_type):
+        head = head.node.inputs[0].source
+    return head
+
+
+def _dequantize_at_head(g: Graph, head: Output, end: Output, ctype: ElementType) -> Output:
+    """`Convert -> Multiply(1.0)` on `head`; the shape-only ops from there to `end` now carry `ctype`."""
+    chain = []
+    out = end
+    while out is not head:
+        chain.append(out)
+        out = out.node.inputs[0].source
+    first = chain[-1].node
+    converted = _convert(g, head, ctype, f"{first.name}/to_{ctype.name}")
+    first.set_input(0, _multiply_by_one(g, converted, ctype, f"{first.name}/dequantize"))
+    for value in chain:
+        value.element_type = ctype
+    return end
 
 
 def _convert(g: Graph, source: Output, to: ElementType, name: str) -> Output:

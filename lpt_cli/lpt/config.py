@@ -26,6 +26,12 @@ _TOP_KEYS = frozenset({
     "asymmetric_weights", "restrictions", "transformations", "params",
 })
 
+# Params with a meaning in lpt itself (others pass through to tests as written), and why:
+#   skip_bias_add      AddTransformation leaves Adds marked as a bias alone (CPU plugin callback)
+#   max_pool_v8_as_v1  MaxPool-8 with unused indices and no dilation is transformed like MaxPool-1
+#                      (the plugins' CommonOptimizations downgrade it before LPT runs)
+BOOL_PARAMS = frozenset({"skip_bias_add", "max_pool_v8_as_v1"})
+
 
 class ConfigError(LptError):
     """A config file or profile is malformed; the message names the key path."""
@@ -88,6 +94,8 @@ def config_from_dict(d: Any, *, name: str = "config") -> Config:
     for key in params:
         if not isinstance(key, str):
             raise ConfigError(f"{name}: params.{key}: parameter names must be strings")
+        if key in BOOL_PARAMS and not isinstance(params[key], bool):
+            raise ConfigError(f"{name}: params.{key}: expected true or false, got {params[key]!r}")
     return Config(
         name=name,
         update_precisions=_bool(d, "update_precisions", True, name),

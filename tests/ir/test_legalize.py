@@ -101,3 +101,36 @@ def test_legalize_works_on_a_copy_and_leaves_data_movement_in_u8() -> None:
     assert [weights.type, weights.input_node(0).type, weights.input_node(0).input_node(0).name] == [
         "Multiply", "Convert", "w"]
     assert [n.name for n in legal.results] == ["y/sink", "pooled"]
+
+
+
+def attention_scores(shared_chain: bool) -> Graph:
+    """i8 -> Reshape -> Transpose -> MatMul(transpose_b), the Transpose also feeding input 1 or not."""
+    g = Graph("attention")
+    shape, split = (1, 4, 8), (1, 4, 2, 4)
+    x = g.add_node("Parameter", outputs=[("i8", shape)], name="x", attrs={"shape": "1,4,8", "element_type": "i8"})
+    reshape = g.add_node("Reshape", [x.outputs[0], g.add_constant(np.array(split), "i64").outputs[0]],
+                         outputs=[("i8", split)], attrs={"special_zero": "false"}, name="reshape")
+    order = g.add_constant(np.array([0, 2, 1, 3]), "i64").outputs[0]
+    transpose = g.add_node("Transpose", [reshape.outputs[0], order], outputs=[("i8", (1, 2, 4, 4))], name="transpose")
+    other = transpose.outputs[0] if shared_chain else g.add_constant(np.ones((1, 2, 4, 4), np.int8), "i8").outputs[0]
+    matmul = g.add_node("MatMul", [transpose.outputs[0], other], outputs=[("f32", (1, 2, 4, 4))],
+                        attrs={"transpose_a": "false", "transpose_b": "true"}, name="matmul")
+    g.add_node("Result", [matmul.outputs[0]], name="y")
+    return g
+
+
+def test_integer_input_behind_shape_only_ops_is_dequantized_at_their_head():
+    """`Convert -> Multiply(1.0)` goes before Reshape -> Transpose, where the CPU plugin's LPT moves
+    it down again (written after them, a Q x K^T MatMul ran in an f32 attention snippet)."""
+    legal = legalize_for_runtime(attention_scores(shared_chain=False))
+    head = legal.find("reshape").input_node(0)
+    assert head.type == "Multiply" and head.input_node(0).type == "Convert"
+    assert legal.find("transpose").outputs[0].element_type.name == "f32"
+    assert legal.find("matmul").input_node(0).type == "Transpose"
+
+
+def test_shared_shape_only_chain_keeps_its_integers():
+    legal = legalize_for_runtime(attention_scores(shared_chain=True))
+    assert legal.find("reshape").input_node(0).type == "Parameter"
+    assert legal.find("transpose").outputs[0].element_type.name == "i8"

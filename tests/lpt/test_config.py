@@ -41,6 +41,7 @@ def test_full_config_parses():
     ({"transformations": {"only": ["NoSuchTransformation"]}},
      "config.yaml: transformations.only[0]: unknown transformation 'NoSuchTransformation'"),
     ({"transformations": {"disable": "AddTransformation"}}, "transformations.disable: expected a list"),
+    ({"params": {"skip_bias_add": "yes"}}, "config.yaml: params.skip_bias_add: expected true or false"),
 ])
 def test_invalid_configs_name_the_key(doc, message):
     with pytest.raises(ConfigError) as err:

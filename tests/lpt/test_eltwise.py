@@ -254,3 +254,26 @@ def test_full_branch_is_the_broadcast_one_between_equals():
                                              ((1, 32, 144, 144), False)])
 def test_is_broadcasted(shape, expected):
     assert is_broadcasted(shape) is expected
+
+
+@pytest.mark.parametrize("skip", [True, False])
+def test_skip_bias_add_leaves_a_bias_add_before_its_scale(skip):
+    graph = Graph()
+    shape = (1, 4, 3, 3)
+
+    def dequantized(value_shape: tuple[int, ...], value: Output) -> Output:
+        convert = graph.add_node("Convert", [value], outputs=[("f32", value_shape)], attrs={"destination_type": "f32"})
+        scale = graph.add_constant(np.float32(0.5), "f32").output()
+        return graph.add_node("Multiply", [convert.output(), scale], outputs=[("f32", value_shape)]).output()
+
+    data = dequantized(shape, graph.add_node("Parameter", outputs=[("u8", shape)], name="x").output())
+    weights = dequantized((4, 4, 1, 1), graph.add_constant(np.ones((4, 4, 1, 1), np.int8), "i8").output())
+    conv = graph.add_node("Convolution", [data, weights], outputs=[("f32", shape)], name="conv",
+                          attrs={"strides": "1, 1", "dilations": "1, 1", "pads_begin": "0, 0", "pads_end": "0, 0",
+                                 "auto_pad": "explicit"})
+    bias = graph.add_constant(np.full((1, 4, 1, 1), 2.0, np.float32), "f32").output()
+    add = graph.add_node("Add", [conv.output(), bias], outputs=[("f32", shape)], name="bias")
+    graph.add_node("Result", [add.output()])
+    only = ["ConvolutionTransformation", "AddTransformation"]
+    run_pipeline(graph, config_from_dict({"transformations": {"only": only}, "params": {"skip_bias_add": skip}}))
+    assert (graph.results[0].input_node(0).type == "Add") is skip

@@ -53,6 +53,8 @@ class AddTransformation(Transformation):
     revisits_created = False
 
     def transform(self, node: Node) -> bool:
+        if self.config.param("skip_bias_add", False) and is_bias(node):
+            return self.reject(node, "bias", "a bias Add: the plugin config keeps it for its kernels")
         precisions = self.config.default_precisions
         if any(get_dequantization(node, precisions, i).multiply_has_zero_or_denormal() for i in (0, 1)):
             return self.reject(node, "zero_scale", "a dequantization scale is zero or denormal")
