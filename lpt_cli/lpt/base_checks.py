@@ -6,6 +6,8 @@ through arbitrary ops), and whether every output has a static rank.
 """
 from __future__ import annotations
 
+from collections import deque
+
 from collections.abc import Iterable, Sequence
 
 from ..ir import Node
@@ -60,15 +62,22 @@ _NOT_CONSTANT = frozenset({"Parameter", "Convolution", "GroupConvolution", "MatM
 
 
 def is_constant_path(node: Node) -> bool:
-    """No Parameter, ReadValue or weighted layer feeds `node`: it computes weights, not data."""
-    seen: set[int] = set()
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if current.type in _NOT_CONSTANT:
-            return False
-        if current.id in seen:
-            continue
-        seen.add(current.id)
-        stack.extend(slot.source.node for slot in current.inputs)
+    """No Parameter, ReadValue or weighted layer feeds `node`: it computes weights, not data.
+
+    Breadth-first with an early exit: a data path meets its nearest Parameter or weighted
+    layer within a few hops, so the check stays cheap even deep inside a residual network
+    (a depth-first walk would follow a skip chain back to the model input every time).
+    """
+    if node.type in _NOT_CONSTANT:
+        return False
+    seen = {node.id}
+    queue = deque([node])
+    while queue:
+        for slot in queue.popleft().inputs:
+            parent = slot.source.node
+            if parent.type in _NOT_CONSTANT:
+                return False
+            if parent.id not in seen:
+                seen.add(parent.id)
+                queue.append(parent)
     return True

@@ -12,6 +12,7 @@ import numpy as np
 from ...ir import Node
 from ...ir.eltypes import ElementType
 from ..attributes import PRECISIONS, PrecisionsAttribute, intervals_alignment, quantization_alignment
+from ..base_checks import is_constant_path
 from ..dequantization import get_dequantization_below
 from ..fake_quantize_math import (Decomposition, calculate_levels, compose_fake_quantize, copy_info,
                                   decompose_fake_quantize, insert_dequantization_after, round_half_away)
@@ -19,24 +20,6 @@ from ..folding import constant
 from ..precision import (DataPrecision, QuantizationDetails, get_details, get_precision_details,
                          is_quantize_supported, is_supported_level, is_supported_precision, precisions_for_levels)
 from ..transformation import Transformation
-
-_NOT_CONSTANT_PATH = frozenset({"Parameter", "Convolution", "GroupConvolution", "MatMul",
-                                "ConvolutionBackpropData", "ReadValue"})
-
-
-def is_constant_path(node: Node) -> bool:
-    """NetworkHelper::isConstantPath: no Parameter or weighted layer anywhere upstream."""
-    stack, seen = [node], set()
-    while stack:
-        current = stack.pop()
-        if current.id in seen:
-            continue
-        seen.add(current.id)
-        if current.type in _NOT_CONSTANT_PATH:
-            return False
-        stack.extend(slot.source.node for slot in current.inputs)
-    return True
-
 
 def fuse_convert(fq: Node) -> Node:
     """FQ -> Convert(u8|i8) becomes one FQ with that output type (it takes the Convert's place)."""

@@ -7,30 +7,10 @@ in float), so the model does not quantize the same constant on every inference.
 from __future__ import annotations
 
 from ...ir import Node
+from ..base_checks import is_constant_path
 from ..fake_quantize_math import fold_fake_quantize
 from ..folding import remove_unused
 from ..transformation import Transformation
-
-# Ops whose output depends on data fed at inference time (NetworkHelper::isConstantPath).
-_NOT_CONSTANT = frozenset({
-    "Parameter", "Convolution", "GroupConvolution", "MatMul", "ConvolutionBackpropData", "ReadValue",
-})
-
-
-def is_constant_path(node: Node) -> bool:
-    """No Parameter, ReadValue or weighted layer anywhere upstream of `node` (or at it)."""
-    seen: set[int] = set()
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if current.type in _NOT_CONSTANT:
-            return False
-        if current.id in seen:
-            continue
-        seen.add(current.id)
-        stack.extend(slot.source.node for slot in current.inputs)
-    return True
-
 
 def has_constant_output(fq: Node) -> bool:
     """Both output bounds are Constants with the same values: the FQ yields one value."""

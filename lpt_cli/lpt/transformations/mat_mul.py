@@ -12,6 +12,7 @@ import numpy as np
 from ...ir import Node, Output
 from ...ir.eltypes import f32
 from ..attributes import precisions_of
+from ..base_checks import is_constant_path
 from ..dequantization import Dequantization, get_dequantization
 from ..dequantization_rewrites import optimize_subtract, round_half_away
 from ..fake_quantize_math import decompose_fake_quantize
@@ -20,25 +21,6 @@ from ..moving import rename_for_result, separate_in_standalone_branch
 from ..precision import constant_intervals, get_data_precision, get_details
 from ..transformation import Transformation
 from ..weights import output_precisions
-
-_NOT_CONSTANT_PATH = frozenset({"Parameter", "Convolution", "GroupConvolution", "MatMul",
-                                "ConvolutionBackpropData", "ReadValue"})
-
-
-def is_constant_path(node: Node) -> bool:
-    """NetworkHelper::isConstantPath: nothing upstream is a Parameter, ReadValue or a layer
-    with weights."""
-    stack, seen = [node], set()
-    while stack:
-        current = stack.pop()
-        if current.id in seen:
-            continue
-        seen.add(current.id)
-        if current.type in _NOT_CONSTANT_PATH:
-            return False
-        stack.extend(slot.source.node for slot in current.inputs)
-    return True
-
 
 def swap_last_axes(value: np.ndarray) -> np.ndarray:
     """The constant with its last two dims transposed (a transposed MatMul operand)."""
