@@ -48,10 +48,22 @@ def test_unknown_model_is_refused(ensure_model: Callable[..., Path]) -> None:
         ensure_model("vgg", "small")
 
 
+def _op_types(xml: Path) -> list[str]:
+    return sorted(op.get_type_name() for op in ov.Core().read_model(str(xml)).get_ordered_ops())
+
+
 @pytest.mark.slow
 def test_generation_is_reproducible(tmp_path: Path) -> None:
-    subprocess.run([sys.executable, str(GENERATOR), "--only", "mobilenet", "--size", "small",
-                    "--out", str(tmp_path)], check=True, capture_output=True)
+    """Two runs give the same bytes, and the checked-in files have the same structure.
+
+    Bytes are compared between fresh runs, not with the checked-in files: a newer NNCF or
+    OpenVINO may calibrate or serialize slightly differently without the fixture being wrong.
+    """
+    runs = [tmp_path / "a", tmp_path / "b"]
+    for out in runs:
+        subprocess.run([sys.executable, str(GENERATOR), "--only", "mobilenet", "--size", "small",
+                        "--out", str(out)], check=True, capture_output=True)
     for suffix in (".xml", ".bin"):
-        fresh, checked_in = tmp_path / f"mobilenet{suffix}", MODELS / f"mobilenet{suffix}"
-        assert fresh.read_bytes() == checked_in.read_bytes(), f"{checked_in} differs from a fresh run"
+        first, second = (out / f"mobilenet{suffix}" for out in runs)
+        assert first.read_bytes() == second.read_bytes(), f"two runs differ in mobilenet{suffix}"
+    assert _op_types(runs[0] / "mobilenet.xml") == _op_types(MODELS / "mobilenet.xml")

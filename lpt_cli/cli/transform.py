@@ -1,7 +1,8 @@
 """`lpt transform`: read an IR, run LPT over it, write the result.
 
 The output is written atomically (temp files renamed into place), so a failure at any
-step leaves no partial file, and the input model can never be overwritten.
+step leaves no partial file, and the input model can never be overwritten. `--trace DIR`
+also writes the graph after each pipeline step, to see where LPT made (or skipped) a change.
 """
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -18,11 +20,15 @@ from ..ir.graph import Graph
 from ..ir.reader import read_ir
 from ..ir.writer import DIALECTS, write_ir
 
+if TYPE_CHECKING:
+    from ..lpt.pipeline import StepHook
+
 _EPILOG = """\b
 Examples:
   lpt transform model.xml                      # cpu profile -> ./model_lpt.xml
   lpt transform model.xml --config cpu -o out/model_int8.xml
   lpt transform model.xml --config my_restrictions.yaml --dialect lowp
+  lpt transform model.xml --trace trace/       # + trace/01_prerequisites.xml, 02_markup.xml, ...
 
 \b
 Dialects:
@@ -31,6 +37,13 @@ Dialects:
   lowp     LPT's graph verbatim: U8/I8 ports on type-relaxed ops, exactly as
            OpenVINO serializes them (for inspection and comparison; stock
            OpenVINO cannot load e.g. a Convolution with U8/I8 inputs)
+
+\b
+Trace (--trace DIR):
+  DIR/NN_<step>.xml/.bin after each step that ran: prerequisites, markup, main,
+  cleanup, fold_fake_quantize, constant_folding. Always the lowp dialect; the
+  markup attributes are rt_info of layers and ports (LowPrecision::Precisions,
+  ...; shown by Netron). DIR is created if needed; existing files are overwritten.
 """
 
 
@@ -43,8 +56,11 @@ Dialects:
               help="Output IR .xml (the .bin goes beside it). Default: ./<model stem>_lpt.xml")
 @click.option("--dialect", type=click.Choice(DIALECTS), default="runtime", show_default=True,
               help="How low-precision ops are written (see below).")
+@click.option("--trace", "trace_dir", type=click.Path(path_type=Path), default=None, metavar="DIR",
+              help="Also write the IR after each pipeline step into DIR (see below).")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing on success.")
-def transform(model: Path, config_spec: str, output: Path | None, dialect: str, quiet: bool) -> None:
+def transform(model: Path, config_spec: str, output: Path | None, dialect: str, trace_dir: Path | None,
+              quiet: bool) -> None:
     """Apply OpenVINO's Low Precision Transformations to the quantized IR MODEL.xml."""
     from ..lpt.config import load_config  # the LPT stack loads only when a command needs it
     from ..lpt.pipeline import run_pipeline
@@ -56,16 +72,52 @@ def transform(model: Path, config_spec: str, output: Path | None, dialect: str, 
         raise LptError(f"{output}: the output must be an .xml path (the .bin is written beside it)")
     started = time.perf_counter()
     config = load_config(config_spec)  # a bad config fails before a large model is read
+    protect = [model, model.with_suffix(".bin")]
+    traced: list[Path] = []
+    if trace_dir is not None:
+        _prepare_trace(trace_dir)
     with _status(quiet) as show:
         show("reading")
         graph = read_ir(model)
         before = Counter(node.type for node in graph)
-        result = run_pipeline(graph, config, progress=show)
+        on_step = _tracer(trace_dir, protect, traced) if trace_dir is not None else None
+        result = run_pipeline(graph, config, progress=show, on_step=on_step)
         show("writing")
-        write_ir(graph, output, dialect=dialect, protect=[model, model.with_suffix(".bin")])
+        write_ir(graph, output, dialect=dialect, protect=protect)
     if not quiet:
         _summary(model, output, dialect, config.name, before, graph, result.applied,
                  time.perf_counter() - started)
+        if trace_dir is not None:
+            _trace_summary(trace_dir, traced)
+
+
+def _prepare_trace(folder: Path) -> None:
+    """Creates the trace folder before the model is read; an existing one is reused."""
+    if folder.exists() and not folder.is_dir():
+        raise LptError(f"--trace {folder}: is a file, not a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise LptError(f"--trace {folder}: cannot create the folder: {exc.strerror or exc}") from None
+
+
+def _tracer(folder: Path, protect: list[Path], written: list[Path]) -> StepHook:
+    """A pipeline callback writing the graph as DIR/NN_<step>.xml, LPT's markup as rt_info."""
+    from ..reports.rt_info import markup_rt_info
+
+    def write(step: str, graph: Graph) -> None:
+        path = folder / f"{len(written) + 1:02d}_{step}.xml"
+        write_ir(graph, path, dialect="lowp", protect=protect, rt_info=markup_rt_info)
+        written.append(path)
+
+    return write
+
+
+def _trace_summary(folder: Path, written: list[Path]) -> None:
+    from rich.console import Console
+
+    names = ", ".join(path.stem for path in written)
+    Console(stderr=True, highlight=False).print(f"  trace: {folder}/ ({names})", markup=False)
 
 
 @contextmanager

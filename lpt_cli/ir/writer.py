@@ -4,6 +4,8 @@ Two dialects: `lowp` writes the graph verbatim (low precisions on ports, as Open
 serializes LPT's type-relaxed ops); `runtime` first re-expresses those ops with stock
 ones (see legalize.py) so stock OpenVINO loads the file and runs it in INT8.
 Untouched constants are copied from the input's memory map without decoding.
+An optional `rt_info` callback adds `<attribute>`s to a layer's or port's <rt_info>, so
+callers can show facts the IR does not know about (e.g. LPT's markup) in tools like Netron.
 """
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import copy
 import hashlib
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -20,11 +22,12 @@ from lxml import etree
 from ..errors import IRWriteError
 from .constant import Blob, ConstantData
 from .eltypes import ElementType
-from .graph import Graph, GraphError, Node, Output, Shape
+from .graph import Graph, GraphError, Input, Node, Output, Shape
 
 DIALECTS = ("runtime", "lowp")
 TO_IR_TYPE = {"Constant": "Const", "Relu": "ReLU", "PRelu": "PReLU", "Softmax": "SoftMax"}
 _PRECISION = {"u1": "BIN"}  # OpenVINO's serializer spells u1 this way
+RtInfo = Callable[[Node | Input | Output], Mapping[str, str]]  # holder -> attribute name -> value
 
 
 def precision_name(etype: ElementType) -> str:
@@ -61,8 +64,11 @@ class _BinWriter:
 
 
 def write_ir(graph: Graph, xml_path: str | Path, *, dialect: str = "runtime",
-             protect: Sequence[Path] = ()) -> None:
-    """Writes `graph` to `xml_path` and the .bin beside it; never touches a `protect`ed file."""
+             protect: Sequence[Path] = (), rt_info: RtInfo | None = None) -> None:
+    """Writes `graph` to `xml_path` and the .bin beside it; never touches a `protect`ed file.
+
+    `rt_info(holder)` is asked for extra rt_info attributes of every node and port written.
+    """
     xml_path = Path(xml_path)
     bin_path = xml_path.with_suffix(".bin")
     if dialect not in DIALECTS:
@@ -78,7 +84,7 @@ def write_ir(graph: Graph, xml_path: str | Path, *, dialect: str = "runtime",
     temps: list[Path] = []
     try:
         with _temp_file(folder, bin_path.name, temps) as bin_handle:
-            root = _build_xml(graph, _BinWriter(bin_handle))
+            root = _build_xml(graph, _BinWriter(bin_handle), rt_info)
         with _temp_file(folder, xml_path.name, temps) as xml_handle:
             etree.ElementTree(root).write(xml_handle, pretty_print=True, xml_declaration=True,
                                           encoding="utf-8")
@@ -125,14 +131,14 @@ def _layer_order(graph: Graph) -> list[Node]:
     return list(graph.parameters) + middle + list(graph.results)
 
 
-def _build_xml(graph: Graph, bins: _BinWriter) -> Any:
+def _build_xml(graph: Graph, bins: _BinWriter, rt_info: RtInfo | None) -> Any:
     net = etree.Element("net", name=graph.name, version="11")
     layers = etree.SubElement(net, "layers")
     edges = etree.Element("edges")
     order = _layer_order(graph)
     new_id = {node.id: i for i, node in enumerate(order)}
     for node in order:
-        layers.append(_layer(node, new_id[node.id], graph, bins))
+        layers.append(_layer(node, new_id[node.id], graph, bins, rt_info))
         for i, slot in enumerate(node.inputs):
             source = slot.source
             etree.SubElement(edges, "edge", {
@@ -145,7 +151,7 @@ def _build_xml(graph: Graph, bins: _BinWriter) -> Any:
     return net
 
 
-def _layer(node: Node, layer_id: int, graph: Graph, bins: _BinWriter) -> Any:
+def _layer(node: Node, layer_id: int, graph: Graph, bins: _BinWriter, rt_info: RtInfo | None) -> Any:
     layer = etree.Element("layer", {"id": str(layer_id), "name": node.name,
                                     "type": TO_IR_TYPE.get(node.type, node.type), "version": node.version})
     layer.attrib.update(node.xml_attrs)
@@ -156,28 +162,39 @@ def _layer(node: Node, layer_id: int, graph: Graph, bins: _BinWriter) -> Any:
                      offset=str(offset), size=str(size))
     if attrs or node.type in ("Constant", "Parameter"):
         etree.SubElement(layer, "data", attrs)
-    if node.xml_rt_info is not None:
-        layer.append(copy.deepcopy(node.xml_rt_info))
+    _append_rt_info(layer, node.xml_rt_info, node, rt_info)
     if node.inputs:
         ports = etree.SubElement(layer, "input")
         for i, slot in enumerate(node.inputs):
-            _port(ports, i, slot.source, slot.xml_rt_info, with_names=False)
+            port = _port(ports, i, slot.source, with_names=False)
+            _append_rt_info(port, slot.xml_rt_info, slot, rt_info)
     if node.outputs:
         ports = etree.SubElement(layer, "output")
         for out in node.outputs:
-            _port(ports, len(node.inputs) + out.index, out, out.xml_rt_info, with_names=True)
+            port = _port(ports, len(node.inputs) + out.index, out, with_names=True)
+            _append_rt_info(port, out.xml_rt_info, out, rt_info)
     for extra in node.xml_extra:
         layer.append(_relocated_body(extra, graph.xml_blob, bins))
     return layer
 
 
-def _port(parent: Any, port_id: int, value: Output, rt_info: Any, *, with_names: bool) -> None:
+def _port(parent: Any, port_id: int, value: Output, *, with_names: bool) -> Any:
     port = etree.SubElement(parent, "port", id=str(port_id), precision=precision_name(value.element_type))
     if with_names and value.names:
         port.set("names", value.names)
     _dims(port, value.shape)
-    if rt_info is not None:
-        port.append(copy.deepcopy(rt_info))
+    return port
+
+
+def _append_rt_info(parent: Any, read: Any, holder: Node | Input | Output, rt_info: RtInfo | None) -> None:
+    """The <rt_info> read from the input (kept verbatim) plus the callback's attributes."""
+    extra = rt_info(holder) if rt_info is not None else {}
+    if read is None and not extra:
+        return
+    element = copy.deepcopy(read) if read is not None else etree.Element("rt_info")
+    for name, value in extra.items():
+        etree.SubElement(element, "attribute", name=name, version="0", value=value)
+    parent.append(element)
 
 
 def _dims(port: Any, shape: Shape) -> None:

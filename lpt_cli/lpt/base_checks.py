@@ -15,6 +15,9 @@ from ..ir.eltypes import ElementType
 from ..ir.graph import Shape
 from .dequantization import get_dequantization
 
+#: why a transformation declines a layer: (code, detail)
+Refusal = tuple[str, str]
+
 
 def static_output_ranks(node: Node) -> bool:
     return all(out.rank is not None for out in node.outputs)
@@ -48,6 +51,16 @@ def can_be_transformed(node: Node, precisions: Iterable[ElementType]) -> bool:
         if op is not None and not per_channel_or_tensor(op.output().shape, constant.data.shape, dq.channel_dim):
             return False
     return True
+
+
+def dequantization_refusal(node: Node, precisions: Iterable[ElementType]) -> Refusal | None:
+    """The checks of the layers that simply move their input dequantization after them:
+    canBeTransformed, then a dequantization to move at all."""
+    if not can_be_transformed(node, precisions):
+        return "not_per_channel", "dynamic rank or per-spatial dequantization"
+    if get_dequantization(node, tuple(precisions)).empty:
+        return "no_dequantization", "no dequantization on the input"
+    return None
 
 
 def _count(dims: Sequence[int]) -> int:

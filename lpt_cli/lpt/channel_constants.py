@@ -6,21 +6,19 @@ These helpers do the graph side of that: the numpy side is each transformation's
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ..ir import Node
 from ..ir.eltypes import ElementType
 from .dequantization import Dequantization
-from .folding import cast, is_scalar_like, remove_unused
+from .folding import cast, remove_unused
 
 
 def to_scalar(value: np.ndarray) -> np.ndarray:
     """The first element as a rank-0 array (for one-element or all-equal constants)."""
     return np.asarray(value).reshape(-1)[:1].reshape(())
-
-
-def scalar_if_possible(value: np.ndarray) -> np.ndarray:
-    return to_scalar(value) if np.size(value) and is_scalar_like(value) else np.asarray(value)
 
 
 def one_element_to_scalar(value: np.ndarray) -> np.ndarray:
@@ -83,3 +81,17 @@ def constants(dq: Dequantization) -> list[tuple[str, Node]]:
     if dq.multiply is not None and dq.multiply_constant is not None:
         found.append(("multiply", dq.multiply_constant))
     return found
+
+
+def adapt_constants(dq: Dequantization, adapt: Callable[[np.ndarray], np.ndarray | None]) -> None:
+    """Rewrites every constant of `dq` for the op it moves across: a one-element constant
+    becomes a scalar (OpenVINO's toScalar step, valid for any axis change), any other becomes
+    `adapt(value)`, or stays as it is when `adapt` returns None."""
+    for part, constant in constants(dq):
+        value = constant.value
+        if value.size == 1:
+            set_constant(dq, part, one_element_to_scalar(value))
+            continue
+        adapted = adapt(value)
+        if adapted is not None:
+            set_constant(dq, part, adapted)

@@ -99,6 +99,38 @@ def data_branch(eltwise: Node) -> int:
     return 1
 
 
+def constant_branch(eltwise: Node) -> int | None:
+    """Index of the constant input of a binary dequantization op (a Constant or
+    Convert(Constant), input 1 first), or None."""
+    for index in (1, 0):
+        value = eltwise.input_value(index)
+        if is_constant(value) or is_converted_constant(value):
+            return index
+    return None
+
+
+def constant_is_per_channel(eltwise: Node, constant: Node, channel_dim: int) -> bool:
+    """FakeQuantizeDequantization::checkElementwise: `constant` is one value, or varies along
+    the whole channel axis of `eltwise`'s output only."""
+    shape = constant.data.shape
+    if len(shape) > 5:
+        return False
+    if int(np.prod(shape, dtype=np.int64)) == 1:
+        return True
+    out = eltwise.output().shape
+    if out is None or channel_dim >= len(out) or out[channel_dim] < 0:
+        return False
+    channels = out[channel_dim]
+    if len(shape) == 1:
+        return shape[0] == channels
+    if len(shape) > len(out):
+        return False
+    axis = channel_dim - (len(out) - len(shape))
+    if axis < 0:
+        return False
+    return all(dim == 1 or (i == axis and dim == channels) for i, dim in enumerate(shape))
+
+
 def check_shape(eltwise: Node) -> bool:
     """The data input must not be broadcast by the constant (same rank, same static dims)."""
     data = eltwise.input_value(data_branch(eltwise)).shape

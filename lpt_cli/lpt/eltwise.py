@@ -17,7 +17,7 @@ from ..ir.graph import Shape
 from ..ir.shapes import broadcast_shapes
 from .attributes import is_bias
 from .config import Config
-from .dequantization import Dequantization, get_dequantization
+from .dequantization import Dequantization, constant_branch, constant_is_per_channel, get_dequantization
 from .folding import cast, remove_unused
 from .base_checks import can_be_transformed
 
@@ -25,18 +25,9 @@ TARGET_TYPES = frozenset({"Convolution", "GroupConvolution", "MatMul"})
 
 
 # --- checks -------------------------------------------------------------------------------
-def dq_constant_index(eltwise: Node) -> int | None:
-    """Which input of a DQ Subtract/Multiply holds the constant (a Constant or Convert(Constant))."""
-    for index in (1, 0):
-        node = eltwise.input_node(index)
-        if node.type == "Constant" or (node.type == "Convert" and node.input_node(0).type == "Constant"):
-            return index
-    return None
-
-
 def _dq_constant(eltwise: Node) -> Node | None:
     """The real-typed Constant of a DQ op, looking through a Convert to a real type."""
-    index = dq_constant_index(eltwise)
+    index = constant_branch(eltwise)
     if index is None:
         return None
     node = eltwise.input_node(index)
@@ -50,25 +41,12 @@ def check_elementwise(dq: Dequantization, eltwise: Node) -> bool:
     constant = _dq_constant(eltwise)
     if constant is None:
         return False
-    shape = constant.data.shape
-    if len(shape) > 5:
+    shape, out = constant.data.shape, eltwise.output().shape
+    # a lower-rank per-channel constant lines up with the output only under NUMPY broadcast
+    if (out is not None and 1 < len(shape) < len(out) and int(np.prod(shape, dtype=np.int64)) != 1
+            and eltwise.attr("auto_broadcast", "numpy").lower() != "numpy"):
         return False
-    if int(np.prod(shape, dtype=np.int64)) == 1:
-        return True
-    out = eltwise.output().shape
-    if out is None or dq.channel_dim >= len(out) or out[dq.channel_dim] < 0:
-        return False
-    channels = out[dq.channel_dim]
-    if len(shape) == 1:
-        return shape[0] == channels
-    if len(shape) > len(out):
-        return False
-    if len(shape) < len(out) and eltwise.attr("auto_broadcast", "numpy").lower() != "numpy":
-        return False
-    axis = dq.channel_dim - (len(out) - len(shape))
-    if axis < 0:
-        return False
-    return all(dim == 1 or (i == axis and dim == channels) for i, dim in enumerate(shape))
+    return constant_is_per_channel(eltwise, constant, dq.channel_dim)
 
 
 def eltwise_can_be_transformed(node: Node, precisions: Iterable[ElementType]) -> bool:

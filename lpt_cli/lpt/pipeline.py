@@ -4,6 +4,7 @@ Order: prerequisites, markup, main, cleanup, FoldFakeQuantize, constant folding.
 step every node is visited in topological order and offered to the step's passes in
 registration order; the first pass that returns True ends the visit. Nodes a pass creates
 are visited next, before the rest of the queue, as OpenVINO's `register_new_node` does.
+An `on_step(name, graph)` callback sees the graph after each step that ran (`lpt transform --trace`).
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from .config import Config
 
 Progress = Callable[[str], None]
+StepHook = Callable[[str, Graph], None]
 
 
 @dataclass
@@ -32,30 +34,38 @@ class PipelineResult:
     decisions: dict[int, list[Decision]] = field(default_factory=dict)
 
 
-def run_pipeline(graph: Graph, config: Config, *, progress: Progress | None = None) -> PipelineResult:
-    """Transforms `graph` in place under `config`."""
+def run_pipeline(graph: Graph, config: Config, *, progress: Progress | None = None,
+                 on_step: StepHook | None = None) -> PipelineResult:
+    """Transforms `graph` in place under `config`; `on_step` may inspect (not change) the graph."""
     from .markup import run_markup  # markup imports attributes; keep import cost off `lpt --help`
     from .folding import fold_constant_subgraphs
 
     ctx = Context(graph, config)
     result = PipelineResult(decisions=ctx.decisions)
     graph.topological_order()  # fail early (and clearly) on a cycle
-    _run_step(ctx, registry.PREREQUISITES, result, progress)
+    if _run_step(ctx, registry.PREREQUISITES, result, progress) and on_step:
+        on_step(registry.PREREQUISITES.name, graph)
     if progress:
         progress("markup")
     run_markup(graph, config)
+    if on_step:
+        on_step("markup", graph)
     for step in (registry.MAIN, registry.EXTRA, registry.CLEANUP, registry.FOLD_FAKE_QUANTIZE):
-        _run_step(ctx, step, result, progress)
+        if _run_step(ctx, step, result, progress) and on_step:
+            on_step(step.name, graph)
     # OpenVINO runs ConstantFolding right after FoldFakeQuantize (steps F and G go together).
     if config.enabled("FoldFakeQuantizeTransformation"):
         if progress:
             progress("constant folding")
         fold_constant_subgraphs(graph)
+        if on_step:
+            on_step("constant_folding", graph)
     graph.remove_dead()
     return result
 
 
-def _run_step(ctx: Context, step: registry.Step, result: PipelineResult, progress: Progress | None) -> None:
+def _run_step(ctx: Context, step: registry.Step, result: PipelineResult, progress: Progress | None) -> bool:
+    """Runs one step; False when the config leaves it no pass to run."""
     passes: list[Transformation] = []
     for name in step.names:
         if not ctx.config.enabled(name):
@@ -68,10 +78,11 @@ def _run_step(ctx: Context, step: registry.Step, result: PipelineResult, progres
             continue
         passes.append(cls(ctx))
     if not passes:
-        return
+        return False
     if progress:
         progress(step.name)
     _rewrite(ctx.graph, passes, result)
+    return True
 
 
 def _rewrite(graph: Graph, passes: list[Transformation], result: PipelineResult) -> None:

@@ -13,19 +13,11 @@ import numpy as np
 from ..ir import Node, Output
 from ..ir.eltypes import i8, u8
 from ..ir.shapes import broadcast_shapes
+from .dequantization import constant_branch
 from .folding import remove_unused
 from .transformation import Transformation
 
 WEIGHT_TYPES = (i8, u8)
-
-
-def _constant_index(eltwise: Node) -> int | None:
-    """Which input of an elementwise op holds its Constant (or Convert(Constant))."""
-    for index in (1, 0):
-        source = eltwise.input_node(index)
-        if source.type == "Constant" or (source.type == "Convert" and source.input_node(0).type == "Constant"):
-            return index
-    return None
 
 
 def _is_weights_convert(node: Node) -> bool:
@@ -90,7 +82,7 @@ class PullThroughDequantization(Transformation):
         remove_unused(op)
 
     def _through_eltwise(self, op: Node, eltwise: Node) -> Node | None:
-        index = _constant_index(eltwise)
+        index = constant_branch(eltwise)
         if index is None:
             return None
         side = eltwise.input_node(index)

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from ..ir import Node
 from ..ir.eltypes import ElementType
+from .base_checks import Refusal, can_be_transformed
 from .dequantization import Dequantization, get_dequantization
 from .moving import move_dequantization_after, separate_in_standalone_branch
 from .transformation import Transformation
-
-Refusal = tuple[str, str]
 
 
 class MoveDequantizationTransformation(Transformation):
@@ -25,6 +24,8 @@ class MoveDequantizationTransformation(Transformation):
     needs_multiply_input: bool = True
     #: inputs (besides 0) the pattern wants to be Constants
     constant_inputs: tuple[int, ...] = ()
+    #: refuse a dequantization that is neither per-tensor nor per-channel (canBeTransformed)
+    needs_per_channel: bool = False
 
     @property
     def precisions(self) -> tuple[ElementType, ...]:
@@ -42,6 +43,8 @@ class MoveDequantizationTransformation(Transformation):
         dq = get_dequantization(node, self.precisions)
         if dq.empty or dq.multiply is None:
             return self.reject(node, "no_dequantization", "input 0 has no dequantization Multiply")
+        if self.needs_per_channel and not can_be_transformed(node, self.precisions):
+            return self.reject(node, "not_per_channel", "dequantization is neither per-tensor nor per-channel")
         refusal = self.check(node, dq)
         if refusal is not None:
             return self.reject(node, *refusal)

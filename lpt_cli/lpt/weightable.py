@@ -15,7 +15,7 @@ import numpy as np
 
 from ..ir import Node
 from ..ir.eltypes import ElementType, i8, u8
-from .dequantization import Dequantization, get_dequantization
+from .dequantization import Dequantization, constant_is_per_channel, get_dequantization
 from .dequantization_rewrites import optimize_subtract
 from .base_checks import can_be_transformed as base_can_be_transformed
 from .precision import DataPrecision, is_quantize_supported, is_supported_precision, max_value, min_value
@@ -215,7 +215,7 @@ def _group_activation_ok(layer: Node, dq: Dequantization) -> bool:
     """Group layers accept per-channel scales that are constant inside each group."""
     if dq.empty or dq.multiply is None:
         return False
-    if not _check_elementwise(dq.multiply, dq.multiply_constant, dq.channel_dim):
+    if not constant_is_per_channel(dq.multiply, dq.multiply_constant, dq.channel_dim):
         return False
     scales = dq.multiply_constant.value.reshape(-1).astype(np.float32)
     if scales.size == 1:
@@ -228,28 +228,6 @@ def _group_activation_ok(layer: Node, dq: Dequantization) -> bool:
             return False
     rank = layer.output().rank
     return rank is not None and 3 <= rank <= 5
-
-
-def _check_elementwise(eltwise: Node, constant: Node, channel_dim: int) -> bool:
-    """FakeQuantizeDequantization::checkElementwise: the constant is per-tensor or varies
-    along the full channel axis of the output only."""
-    shape = constant.data.shape
-    if len(shape) > 5:
-        return False
-    if int(np.prod(shape, dtype=np.int64)) == 1:
-        return True
-    out = eltwise.output().shape
-    if out is None or channel_dim >= len(out) or out[channel_dim] < 0:
-        return False
-    channels = out[channel_dim]
-    if len(shape) == 1:
-        return shape[0] == channels
-    if len(shape) > len(out):
-        return False
-    axis = channel_dim - (len(out) - len(shape))
-    if axis < 0:
-        return False
-    return all(dim == 1 or (i == axis and dim == channels) for i, dim in enumerate(shape))
 
 
 def _weights_fake_quantize(layer: Node, defaults: Sequence[ElementType]) -> Node | None:

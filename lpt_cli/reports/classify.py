@@ -11,7 +11,7 @@ from ..lpt.transformation import Decision
 from .macs import layer_macs
 from .model import LOW, NOT_QUANTIZED, ORIGINAL, REMOVED, STATUSES, LayerRow, Reason, Report, Summary
 from .reasons import explain
-from .topology import WEIGHTABLE, by_name, data_inputs, find_twin, is_low, is_quantized, layers
+from .topology import WEIGHTABLE, by_name, data_inputs, find_twin, is_low, is_quantized, layer_operands, layers
 
 
 def build_report(model: str, before: Graph, after: Graph, result: PipelineResult, config: Config,
@@ -42,10 +42,11 @@ def layer_rows(before: Graph, after: Graph, decisions: Mapping[int, list[Decisio
 
 
 def runs_low(node: Node) -> bool:
-    """Low precision: a weightable op with an integer activation, a quantizing FakeQuantize,
-    or any other op fed an integer tensor."""
+    """Low precision: a weightable op whose every operand (activation and weights) is an
+    integer tensor, a quantizing FakeQuantize, or any other op fed an integer tensor."""
     if node.type in WEIGHTABLE:
-        return bool(node.inputs) and is_low(node.inputs[0].source)
+        operands = layer_operands(node)
+        return len(operands) == 2 and all(is_low(v) for v in operands)
     if node.type == "FakeQuantize":
         return any(is_low(out) for out in node.outputs)
     return any(is_low(v) for v in data_inputs(node))
@@ -54,7 +55,7 @@ def runs_low(node: Node) -> bool:
 def _row(original: Node, twin: Node | None, status: str, reason: Reason | None, macs: int | None) -> LayerRow:
     """A row with the precisions after LPT (the original's, for a removed layer)."""
     node = twin or original
-    inputs = tuple(v.element_type.name for v in data_inputs(node))
+    inputs = tuple(v.element_type.name for v in layer_operands(node))
     output = node.outputs[0].element_type.name if node.outputs else ""
     return LayerRow(original.name, original.type, inputs, output, status, reason, macs,
                     twin.name if twin else None)

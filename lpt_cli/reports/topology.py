@@ -52,6 +52,29 @@ def is_low(value: Output) -> bool:
     return value.element_type in LOW_PRECISION
 
 
+def layer_operands(node: Node) -> list[Output]:
+    """The tensors a layer computes on: its data inputs, where a weightable layer sees
+    through LPT's zero-point Subtract (the plugins fold the zero point into the kernel)."""
+    if node.type not in WEIGHTABLE:
+        return data_inputs(node)
+    return [integer_behind_zero_point(v) or v for v in data_inputs(node)]
+
+
+def integer_behind_zero_point(value: Output) -> Output | None:
+    """The integer data of `value` = Subtract(integer data, integer Constant zero point).
+
+    LPT keeps an asymmetric zero point this way, on u8/i8 activations or on the integer
+    weights Constant, with an f32 (type-relaxed) output.
+    """
+    node = value.node
+    if node.type != "Subtract" or len(node.inputs) != 2:
+        return None
+    data, zero_point = (slot.source for slot in node.inputs)
+    if is_low(data) and is_low(zero_point) and zero_point.node.type == "Constant":
+        return data
+    return None
+
+
 def quantizer_upstream(value: Output) -> Node | None:
     """The FakeQuantize or integer source that makes `value` quantized, if any."""
     seen: set[int] = set()

@@ -1,24 +1,12 @@
 """`lpt benchmark`: original vs lpt vs fp32 on CPU; a device that is not here is exit 2."""
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 from click.testing import CliRunner
 
 from lpt_cli.cli.benchmark_cmd import benchmark
 from lpt_cli.cli.main import LptGroup
 from lpt_cli.runtime.device import core
-
-
-def _tiny_models():
-    """tests/runtime/tiny_models.py (test folders are not packages)."""
-    path = Path(__file__).parents[1] / "runtime" / "tiny_models.py"
-    spec = importlib.util.spec_from_file_location("tiny_models", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def run(*args: str):
@@ -28,11 +16,10 @@ def run(*args: str):
 
 
 @pytest.fixture(scope="module")
-def folder(tmp_path_factory):
+def folder(tmp_path_factory, tiny_models):
     folder = tmp_path_factory.mktemp("bench")
-    tiny = _tiny_models()
-    tiny.conv(folder)
-    tiny.conv(folder, fp32=True, name="conv_fp32")
+    tiny_models.conv(folder)
+    tiny_models.conv(folder, fp32=True, name="conv_fp32")
     return folder
 
 

@@ -1,26 +1,15 @@
 """`lpt report`: formats, --fail-under exit codes, --layer, --runtime CPU against the plugin."""
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 import json
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from lpt_cli.cli.main import LptGroup
 from lpt_cli.cli.report_cmd import report
-
-
-def _tiny_models():
-    """tests/runtime/tiny_models.py (test folders are not packages)."""
-    path = Path(__file__).parents[1] / "runtime" / "tiny_models.py"
-    spec = importlib.util.spec_from_file_location("tiny_models", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def run(*args: str):
@@ -30,11 +19,11 @@ def run(*args: str):
 
 
 @pytest.fixture(scope="module")
-def models(tmp_path_factory):
+def models(tmp_path_factory, tiny_models):
     folder = tmp_path_factory.mktemp("report")
     nothing = folder / "nothing.yaml"  # a config that runs no transformation: nothing goes INT8
     nothing.write_text("transformations:\n  only: []\n")
-    return {"conv": _tiny_models().conv(folder), "nothing": nothing}
+    return {"conv": tiny_models.conv(folder), "nothing": nothing}
 
 
 def test_json_report_has_a_reason_for_every_layer_left_in_float(models):

@@ -1,7 +1,6 @@
 """`lpt verify`: same inputs through the original and lpt's model; exit 1 above tolerance."""
 from __future__ import annotations
 
-import importlib.util
 import shutil
 from pathlib import Path
 
@@ -13,15 +12,6 @@ from lpt_cli.cli import verify_cmd
 from lpt_cli.cli.main import LptGroup
 
 
-def _tiny_models():
-    """tests/runtime/tiny_models.py (test folders are not packages)."""
-    path = Path(__file__).parents[1] / "runtime" / "tiny_models.py"
-    spec = importlib.util.spec_from_file_location("tiny_models", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def run(*args: str):
     group = LptGroup("lpt")
     group.add_command(verify_cmd.verify)
@@ -29,11 +19,10 @@ def run(*args: str):
 
 
 @pytest.fixture(scope="module")
-def folder(tmp_path_factory):
+def folder(tmp_path_factory, tiny_models):
     folder = tmp_path_factory.mktemp("verify")
-    tiny = _tiny_models()
-    tiny.conv(folder)
-    tiny.conv(folder, seed=1, name="other")  # same graph, other weights
+    tiny_models.conv(folder)
+    tiny_models.conv(folder, seed=1, name="other")  # same graph, other weights
     (folder / "nothing.yaml").write_text("transformations:\n  only: []\n")
     return folder
 

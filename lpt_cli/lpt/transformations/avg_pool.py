@@ -9,7 +9,7 @@ from __future__ import annotations
 from ...ir import Node
 from ..attributes import is_precision_preserved
 from ..dequantization import get_dequantization
-from ..base_checks import can_be_transformed
+from ..base_checks import dequantization_refusal
 from ..moving import move_dequantization_after, separate_in_standalone_branch
 from ..transformation import Transformation
 
@@ -24,10 +24,9 @@ class AvgPoolTransformation(Transformation):
 
     def transform(self, node: Node) -> bool:
         precisions = self.config.default_precisions
-        if not can_be_transformed(node, precisions):
-            return self.reject(node, "not_per_channel", "dynamic rank or per-spatial dequantization")
-        if get_dequantization(node, precisions).empty:
-            return self.reject(node, "no_dequantization", "no dequantization on the input")
+        refusal = dequantization_refusal(node, precisions)
+        if refusal is not None:
+            return self.reject(node, *refusal)
         separate_in_standalone_branch(node, precisions)
         move_dequantization_after(node, get_dequantization(node, precisions),
                                   update_output_precision=is_precision_preserved(node))

@@ -11,6 +11,7 @@ class BatchToSpaceTransformation(MoveDequantizationTransformation):
     name = "BatchToSpaceTransformation"
     op_types = ("BatchToSpace",)
     needs_multiply_input = False
+    needs_per_channel = True
 
     def check(self, node: Node, dq: Dequantization) -> Refusal | None:
-        return per_tensor_refusal(node, dq, self.precisions)
+        return per_tensor_refusal(dq)

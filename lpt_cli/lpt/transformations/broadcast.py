@@ -3,7 +3,6 @@ channel axis is neither resized nor remapped."""
 from __future__ import annotations
 
 from ...ir import Node
-from ..base_checks import can_be_transformed
 from ..dequantization import Dequantization
 from ..transparent import MoveDequantizationTransformation, Refusal
 
@@ -11,13 +10,12 @@ from ..transparent import MoveDequantizationTransformation, Refusal
 class BroadcastTransformation(MoveDequantizationTransformation):
     name = "BroadcastTransformation"
     op_types = ("Broadcast",)
+    needs_per_channel = True
 
     def applies_to(self, node: Node) -> bool:
         return super().applies_to(node) and len(node.inputs) == 3
 
     def check(self, node: Node, dq: Dequantization) -> Refusal | None:
-        if not can_be_transformed(node, self.precisions):
-            return "not_per_channel", "dequantization is neither per-tensor nor per-channel"
         if dq.is_per_tensor():
             return None
         channel = dq.channel_dim

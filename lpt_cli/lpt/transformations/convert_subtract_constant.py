@@ -6,13 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from ...ir import Node
-from ..folding import cast, remove_unused
+from ..dequantization_rewrites import disable_constant_folding, round_half_away
+from ..folding import remove_unused
 from ..transformation import Transformation
-
-
-def round_half_away(value: np.ndarray) -> np.ndarray:
-    array = np.asarray(value, dtype=np.float64)
-    return np.sign(array) * np.floor(np.abs(array) + 0.5)
 
 
 def _single_use(node: Node) -> bool:
@@ -53,7 +49,7 @@ class ConvertSubtractConstant(Transformation):
         low, high = quantized.range()
         if np.any((zero_point.value < low - 0.5) | (zero_point.value > high + 0.5)):
             return self.reject(node, "zero_point_range", f"the zero point does not fit {quantized}")
-        rounded = cast(round_half_away(zero_point.value), quantized)
+        rounded = round_half_away(zero_point.value, quantized)
         flat = rounded.reshape(-1)
         if flat.size and np.all(flat == flat[0]):
             rounded = flat[:1].reshape(())
@@ -65,7 +61,7 @@ class ConvertSubtractConstant(Transformation):
         target = convert.output().element_type
         back = self.graph.add_node("Convert", [integer.output()], outputs=[(target, integer.output().shape)],
                                    attrs={"destination_type": target.name})
-        back.annotations["disable_constant_folding"] = True
+        disable_constant_folding(back)
         subtract.set_input(1, back.output())
         remove_unused(zero_point)
         return True

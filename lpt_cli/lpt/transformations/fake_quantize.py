@@ -12,17 +12,9 @@ from ...ir import Node, Output
 from ...ir.eltypes import f32, f16, i32
 from ..attributes import is_bias, is_cleanup_disabled
 from ..folding import cast, fold_convert, remove_unused
+from ..fuse_to_fake_quantize import check_elementwise, elementwise_constant
 from ..precision import constant_intervals
 from ..transformation import Transformation
-
-
-def _constant_input(eltwise: Node) -> Node | None:
-    if len(eltwise.inputs) != 2:
-        return None
-    for index in (1, 0):
-        if eltwise.input_node(index).type == "Constant":
-            return eltwise.input_node(index)
-    return None
 
 
 def _data_input(eltwise: Node) -> Output | None:
@@ -30,22 +22,6 @@ def _data_input(eltwise: Node) -> Output | None:
         if eltwise.input_node(index).type != "Constant":
             return eltwise.input_value(index)
     return None
-
-
-def _check_elementwise(eltwise: Node) -> bool:
-    """A constant that is scalar or varies only along dims 0 and 1, on an unbroadcast data input."""
-    const = _constant_input(eltwise)
-    if const is None:
-        return False
-    shape = list(const.output().shape or ())
-    if int(np.prod(shape)) != 1:
-        in_shape, out_shape = eltwise.input_value(0).shape, eltwise.output().shape
-        if in_shape is None or out_shape is None or in_shape != out_shape:
-            return False
-        shape = [1] * (len(out_shape) - len(shape)) + shape
-        if any(d != 1 for d in shape[2:]):
-            return False
-    return _data_input(eltwise) is not None
 
 
 def _same_types(eltwise: Node) -> bool:
@@ -84,11 +60,11 @@ class FakeQuantizeTransformation(Transformation):
             if eltwise.input_node(0).type == "FakeQuantize":
                 return None
             return low, high
-        if eltwise.type not in ("Multiply", "Subtract", "Add") or not _check_elementwise(eltwise):
+        if eltwise.type not in ("Multiply", "Subtract", "Add") or not check_elementwise(eltwise):
             return None
         if eltwise.type == "Add" and is_bias(eltwise):
             return None
-        value = cast(_constant_input(eltwise).value, f32)
+        value = cast(elementwise_constant(eltwise).value, f32)
         if eltwise.type == "Multiply":
             if np.any(value <= 0):
                 return None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...ir import Node
 from ..dequantization import get_dequantization
-from ..base_checks import can_be_transformed
+from ..base_checks import dequantization_refusal
 from ..moving import move_dequantization_after, separate_in_standalone_branch
 from ..transformation import Transformation
 
@@ -22,10 +22,9 @@ class InterpolateTransformation(Transformation):
 
     def transform(self, node: Node) -> bool:
         precisions = self.config.default_precisions
-        if not can_be_transformed(node, precisions):
-            return self.reject(node, "not_per_channel", "dynamic rank or per-spatial dequantization")
-        if get_dequantization(node, precisions).empty:
-            return self.reject(node, "no_dequantization", "no dequantization on the input")
+        refusal = dequantization_refusal(node, precisions)
+        if refusal is not None:
+            return self.reject(node, *refusal)
         problem = _v1_problem(node) if node.version == "opset1" else _v4_problem(node)
         if problem:
             return self.reject(node, "unsupported_mode", problem)

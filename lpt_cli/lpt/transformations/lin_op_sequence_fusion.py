@@ -46,8 +46,8 @@ class LinOpSequenceFusion(Transformation):
 
     def transform(self, node: Node) -> bool:
         if node.type == "Add":
-            return self._add_add(node)
-        return self._add_multiply(node) or self._multiply_multiply(node)
+            return self._merge_constants(node)
+        return self._add_multiply(node) or self._merge_constants(node)
 
     def _fold(self, op: str, left: Node, right: Node) -> Output:
         function = np.multiply if op == "Multiply" else np.add
@@ -76,18 +76,11 @@ class LinOpSequenceFusion(Transformation):
         shift = self._fold("Multiply", add_constant, mul_constant)
         return self._replace(node, self._binary("Add", new_mul.output(), shift, node.output().element_type))
 
-    def _add_add(self, node: Node) -> bool:
-        found = _inner(node, "Add")
+    def _merge_constants(self, node: Node) -> bool:
+        """op(op(x, c1), c2) -> op(x, c1 op c2), for op = Add or Multiply (`node`'s type)."""
+        found = _inner(node, node.type)
         if found is None:
             return False
         _, data, first, second = found
-        total = self._fold("Add", first, second)
-        return self._replace(node, self._binary("Add", data, total, node.output().element_type))
-
-    def _multiply_multiply(self, node: Node) -> bool:
-        found = _inner(node, "Multiply")
-        if found is None:
-            return False
-        _, data, first, second = found
-        product = self._fold("Multiply", first, second)
-        return self._replace(node, self._binary("Multiply", data, product, node.output().element_type))
+        merged = self._fold(node.type, first, second)
+        return self._replace(node, self._binary(node.type, data, merged, node.output().element_type))

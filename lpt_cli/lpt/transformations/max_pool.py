@@ -5,7 +5,7 @@ import numpy as np
 
 from ...ir import Node
 from ..dequantization import get_dequantization
-from ..base_checks import can_be_transformed
+from ..base_checks import dequantization_refusal
 from ..moving import move_dequantization_after, separate_in_standalone_branch
 from ..transformation import Transformation
 
@@ -46,12 +46,10 @@ class MaxPoolTransformation(Transformation):
 
     def transform(self, node: Node) -> bool:
         precisions = self.config.default_precisions
-        if not can_be_transformed(node, precisions):
-            return self.reject(node, "not_per_channel", "dynamic rank or per-spatial dequantization")
-        dq = get_dequantization(node, precisions)
-        if dq.empty:
-            return self.reject(node, "no_dequantization", "no dequantization on the input")
-        if np.any(dq.scale < 0):
+        refusal = dequantization_refusal(node, precisions)
+        if refusal is not None:
+            return self.reject(node, *refusal)
+        if np.any(get_dequantization(node, precisions).scale < 0):
             return self.reject(node, "negative_scale", "a negative scale does not commute with max")
         if node.version != "opset1":
             node = downgrade(node)

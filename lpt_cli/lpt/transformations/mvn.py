@@ -3,13 +3,11 @@ sign) when variance is normalized, and commutes with it otherwise, as long as on
 covers each normalized slice. The MVN then reads the integer data."""
 from __future__ import annotations
 
-from ...ir import Node
-from ..base_checks import can_be_transformed
-from ..dequantization import get_dequantization
+from ...ir import Node, Output
+from ..base_checks import Refusal
+from ..dequantization import Dequantization
 from ..folding import is_scalar_like
-from ..moving import separate_in_standalone_branch
-from ..scale_after import rescale_after, sign_constant
-from ..transformation import Transformation
+from ..scale_after import ScaleAfterTransformation, sign_constant
 
 
 def reduction_axes(mvn: Node) -> set[int] | None:
@@ -28,7 +26,7 @@ def reduction_axes(mvn: Node) -> set[int] | None:
     return set(range(1 if mvn.attr_bool("across_channels") else 2, rank))
 
 
-class MVNTransformation(Transformation):
+class MVNTransformation(ScaleAfterTransformation):
     name = "MVNTransformation"
     op_types = ("MVN",)
 
@@ -39,27 +37,13 @@ class MVNTransformation(Transformation):
             return len(node.inputs) == 2 and node.input_node(1).type == "Constant"
         return len(node.inputs) == 1
 
-    def transform(self, node: Node) -> bool:
-        problem = self._problem(node)
-        if problem is not None:
-            return self.reject(node, *problem)
-        precisions = self.config.default_precisions
-        separate_in_standalone_branch(node, precisions)
-        dq = get_dequantization(node, precisions)
-        deq = self.config.deq_precision
+    def new_scale(self, node: Node, dq: Dequantization) -> Output:
         scale = dq.multiply_constant
-        new_scale = (sign_constant(self.graph, scale.value, deq) if node.attr_bool("normalize_variance")
-                     else scale.output())
-        rescale_after(node, dq, new_scale, deq)
-        return True
+        if node.attr_bool("normalize_variance"):
+            return sign_constant(self.graph, scale.value, self.config.deq_precision)
+        return scale.output()
 
-    def _problem(self, node: Node) -> tuple[str, str] | None:
-        precisions = self.config.default_precisions
-        if not can_be_transformed(node, precisions):
-            return "not_per_channel", "dynamic rank or per-spatial dequantization"
-        dq = get_dequantization(node, precisions)
-        if dq.empty or dq.subtract is not None or dq.multiply_constant is None:
-            return "no_scale_only_dequantization", "needs a dequantization with a scale and no zero point"
+    def check(self, node: Node, dq: Dequantization) -> Refusal | None:
         if node.attr_bool("normalize_variance") and self.config.deq_precision.name not in ("f16", "f32"):
             return "deq_precision", "the sign scale needs an f16/f32 deq precision"
         axes = reduction_axes(node)

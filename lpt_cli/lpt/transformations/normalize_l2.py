@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...ir import Node
-from ..base_checks import can_be_transformed
-from ..dequantization import get_dequantization
+from ...ir import Node, Output
+from ..base_checks import Refusal
+from ..dequantization import Dequantization
 from ..folding import is_scalar_like
-from ..moving import separate_in_standalone_branch
-from ..scale_after import rescale_after, sign_constant
-from ..transformation import Transformation
+from ..scale_after import ScaleAfterTransformation, sign_constant
 
 _SUPPORTED_AXES = ([1], [1, 2, 3])
 
 
-class NormalizeL2Transformation(Transformation):
+class NormalizeL2Transformation(ScaleAfterTransformation):
     name = "NormalizeL2Transformation"
     op_types = ("NormalizeL2",)
 
@@ -23,25 +21,11 @@ class NormalizeL2Transformation(Transformation):
         return (len(node.inputs) == 2 and node.input_node(0).type == "Multiply"
                 and node.input_node(1).type == "Constant")
 
-    def transform(self, node: Node) -> bool:
-        problem = self._problem(node)
-        if problem is not None:
-            return self.reject(node, *problem)
-        precisions = self.config.default_precisions
-        separate_in_standalone_branch(node, precisions)
-        dq = get_dequantization(node, precisions)
+    def new_scale(self, node: Node, dq: Dequantization) -> Output:
         scale = dq.multiply_constant
-        rescale_after(node, dq, sign_constant(self.graph, scale.value, scale.data.element_type),
-                      self.config.deq_precision)
-        return True
+        return sign_constant(self.graph, scale.value, scale.data.element_type)
 
-    def _problem(self, node: Node) -> tuple[str, str] | None:
-        precisions = self.config.default_precisions
-        if not can_be_transformed(node, precisions):
-            return "not_per_channel", "dynamic rank or per-spatial dequantization"
-        dq = get_dequantization(node, precisions)
-        if dq.subtract is not None or dq.multiply_constant is None:
-            return "no_scale_only_dequantization", "needs a dequantization with a scale and no zero point"
+    def check(self, node: Node, dq: Dequantization) -> Refusal | None:
         if node.input_node(1).value.astype(np.int64).reshape(-1).tolist() not in _SUPPORTED_AXES:
             return "axes", "axes other than [1] or [1, 2, 3]"
         scale = dq.multiply_constant

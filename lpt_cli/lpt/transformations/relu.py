@@ -4,13 +4,15 @@ from __future__ import annotations
 import numpy as np
 
 from ...ir import Node
-from ..dequantization import get_dequantization
 from ..base_checks import can_be_transformed
+from ..dequantization import Dequantization, get_dequantization
 from ..moving import move_dequantization_after, separate_in_standalone_branch
 from ..transformation import Transformation
 
 
 class ReluTransformation(Transformation):
+    """Also the base of PReluTransformation: both commute with a scale >= 0 without a zero point."""
+
     name = "ReluTransformation"
     op_types = ("Relu",)
     revisits_created = False
@@ -25,9 +27,13 @@ class ReluTransformation(Transformation):
         dq = get_dequantization(node, precisions)
         if dq.empty or dq.subtract is not None:
             return self.reject(node, "no_dequantization" if dq.empty else "zero_point",
-                               "Relu needs a dequantization without a zero point")
+                               f"{node.type} needs a dequantization without a zero point")
         if np.any(dq.scale < 0):
-            return self.reject(node, "negative_scale", "a negative scale does not commute with Relu")
+            return self.reject(node, "negative_scale", f"a negative scale does not commute with {node.type}")
         separate_in_standalone_branch(node, precisions)
-        move_dequantization_after(node, get_dequantization(node, precisions))
+        self.move(node, get_dequantization(node, precisions))
         return True
+
+    def move(self, node: Node, dq: Dequantization) -> None:
+        """Relu keeps the low-precision type on its output."""
+        move_dequantization_after(node, dq)

@@ -10,7 +10,7 @@ import numpy as np
 
 from ...ir import Node
 from ...ir.graph import Shape
-from ..base_checks import can_be_transformed, is_constant_path
+from ..base_checks import is_constant_path
 from ..channel_constants import constants, set_constant, to_scalar, with_leading_ones
 from ..dequantization import Dequantization
 from ..folding import is_scalar_like
@@ -34,6 +34,7 @@ def _with_batch(value: np.ndarray, rank: int) -> tuple[int, ...]:
 class ReshapeTransformation(MoveDequantizationTransformation):
     name = "ReshapeTransformation"
     op_types = ("Reshape",)
+    needs_per_channel = True
 
     def applies_to(self, node: Node) -> bool:
         if not super().applies_to(node) or len(node.inputs) < 2:
@@ -51,8 +52,6 @@ class ReshapeTransformation(MoveDequantizationTransformation):
         return super().transform(node)
 
     def check(self, node: Node, dq: Dequantization) -> Refusal | None:
-        if not can_be_transformed(node, self.precisions):
-            return "not_per_channel", "dequantization is neither per-tensor nor per-channel"
         parts = constants(dq)
         if not self._ignore_per_tensor_shortcut(node) and all(is_scalar_like(c.value) for _, c in parts):
             return None

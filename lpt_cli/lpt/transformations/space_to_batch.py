@@ -1,19 +1,13 @@
 """SpaceToBatch: spatial blocks become batch entries; only a per-tensor dequantization follows."""
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from ...ir import Node
-from ...ir.eltypes import ElementType
-from ..base_checks import can_be_transformed
 from ..dequantization import Dequantization
 from ..transparent import MoveDequantizationTransformation, Refusal
 
 
-def per_tensor_refusal(node: Node, dq: Dequantization, precisions: Iterable[ElementType]) -> Refusal | None:
-    """The check SpaceToBatch and BatchToSpace share: base check, then one value per constant."""
-    if not can_be_transformed(node, precisions):
-        return "not_per_channel", "dequantization is neither per-tensor nor per-channel"
+def per_tensor_refusal(dq: Dequantization) -> Refusal | None:
+    """The check SpaceToBatch and BatchToSpace share: one value per constant."""
     if not dq.is_per_tensor():
         return "per_channel", "the op mixes batch and space: only a per-tensor dequantization can follow"
     return None
@@ -23,6 +17,7 @@ class SpaceToBatchTransformation(MoveDequantizationTransformation):
     name = "SpaceToBatchTransformation"
     op_types = ("SpaceToBatch",)
     needs_multiply_input = False
+    needs_per_channel = True
 
     def check(self, node: Node, dq: Dequantization) -> Refusal | None:
-        return per_tensor_refusal(node, dq, self.precisions)
+        return per_tensor_refusal(dq)

@@ -10,9 +10,9 @@ import numpy as np
 from ...ir import Graph, Node, Output
 from ...ir.eltypes import ElementType
 from ...ir.shapes import broadcast_shapes
-from ..channel_constants import constants, scalar_if_possible, with_leading_ones
+from ..channel_constants import constants, with_leading_ones
 from ..dequantization import Dequantization, get_dequantization
-from ..folding import remove_unused
+from ..folding import remove_unused, to_scalar_if_possible
 from ..moving import separate_in_standalone_branch
 from ..transformation import Transformation
 
@@ -59,10 +59,10 @@ class SplitTransformation(Transformation):
         axis = int(node.input_node(1).value.reshape(-1)[0])
         axis = axis + (node.input_value(0).rank or 0) if axis < 0 else axis
         if value.size == 1 or value.shape[axis] == 1:
-            return [scalar_if_possible(value)] * count
+            return [to_scalar_if_possible(value)] * count
         sizes = self.section_sizes(node, value.shape[axis])
         bounds = np.cumsum(sizes)[:-1]
-        return [scalar_if_possible(piece) for piece in np.split(value, bounds, axis=axis)]
+        return [to_scalar_if_possible(piece) for piece in np.split(value, bounds, axis=axis)]
 
 
 def _dequantize(graph: Graph, out: Output, dq: Dequantization, values: dict[str, np.ndarray]) -> Node:

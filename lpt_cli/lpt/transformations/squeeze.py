@@ -4,10 +4,9 @@ from __future__ import annotations
 import numpy as np
 
 from ...ir import Node
-from ..base_checks import can_be_transformed
-from ..channel_constants import constants, one_element_to_scalar, set_constant
+from ..channel_constants import adapt_constants
 from ..dequantization import Dequantization
-from ..transparent import MoveDequantizationTransformation, Refusal
+from ..transparent import MoveDequantizationTransformation
 
 
 def squeezed_axes(node: Node) -> tuple[int, ...]:
@@ -23,18 +22,9 @@ class SqueezeTransformation(MoveDequantizationTransformation):
     name = "SqueezeTransformation"
     op_types = ("Squeeze",)
     constant_inputs = (1,)
-
-    def check(self, node: Node, dq: Dequantization) -> Refusal | None:
-        if not can_be_transformed(node, self.precisions):
-            return "not_per_channel", "dequantization is neither per-tensor nor per-channel"
-        return None
+    needs_per_channel = True
 
     def rewrite(self, node: Node, dq: Dequantization) -> None:
         rank = dq.data.rank if dq.data is not None else None
         axes = squeezed_axes(node)
-        for part, constant in constants(dq):
-            value = constant.value
-            if value.size == 1:
-                set_constant(dq, part, one_element_to_scalar(value))
-            elif value.ndim == rank:
-                set_constant(dq, part, np.squeeze(value, axis=axes))
+        adapt_constants(dq, lambda value: np.squeeze(value, axis=axes) if value.ndim == rank else None)

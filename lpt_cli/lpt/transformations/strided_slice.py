@@ -6,9 +6,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...ir import Node
-from ..channel_constants import constants, one_element_to_scalar, scalar_if_possible, set_constant, with_leading_ones
+from ..channel_constants import adapt_constants, with_leading_ones
 from ..dequantization import Dequantization
-from ..folding import value_of
+from ..folding import to_scalar_if_possible, value_of
 from ..transparent import MoveDequantizationTransformation, Refusal
 
 
@@ -80,16 +80,15 @@ class StridedSliceTransformation(MoveDequantizationTransformation):
 
     def rewrite(self, node: Node, dq: Dequantization) -> None:
         rank = node.input_value(0).rank or 0
-        for part, constant in constants(dq):
-            value = constant.value
-            if value.size == 1:
-                set_constant(dq, part, one_element_to_scalar(value))
-                continue
+
+        def slice_(value: np.ndarray) -> np.ndarray:
             value = with_leading_ones(value, rank)
             spec = SliceSpec.of(node)
             assert spec is not None
             spec.keep_whole([i for i, d in enumerate(value.shape) if d == 1])
-            set_constant(dq, part, scalar_if_possible(spec.apply(value)))
+            return to_scalar_if_possible(spec.apply(value))
+
+        adapt_constants(dq, slice_)
 
 
 def _is_scalar(dq: Dequantization) -> bool:

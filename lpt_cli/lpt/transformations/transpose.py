@@ -8,8 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...ir import Node
-from ..base_checks import can_be_transformed
-from ..channel_constants import constants, one_element_to_scalar, set_constant, with_leading_ones
+from ..channel_constants import adapt_constants, constants, with_leading_ones
 from ..dequantization import Dequantization
 from ..folding import is_scalar_like
 from ..transparent import MoveDequantizationTransformation, Refusal
@@ -19,10 +18,9 @@ class TransposeTransformation(MoveDequantizationTransformation):
     name = "TransposeTransformation"
     op_types = ("Transpose",)
     constant_inputs = (1,)
+    needs_per_channel = True
 
     def check(self, node: Node, dq: Dequantization) -> Refusal | None:
-        if not can_be_transformed(node, self.precisions):
-            return "not_per_channel", "dequantization is neither per-tensor nor per-channel"
         parts = constants(dq)
         if not all(is_scalar_like(c.value) for _, c in parts):
             order = node.input_node(1).value.reshape(-1).tolist()
@@ -40,11 +38,9 @@ class TransposeTransformation(MoveDequantizationTransformation):
         if all(c.value.ndim <= 1 for _, c in parts):
             return
         order = node.input_node(1).value.reshape(-1).astype(np.int64).tolist()
-        for part, constant in parts:
-            value = constant.value
-            if value.size == 1:
-                set_constant(dq, part, one_element_to_scalar(value))
-            else:
-                rank = len(order) or (node.output().rank or value.ndim)
-                full = with_leading_ones(value, rank)
-                set_constant(dq, part, np.transpose(full, order or None))
+
+        def permute(value: np.ndarray) -> np.ndarray:
+            rank = len(order) or (node.output().rank or value.ndim)
+            return np.transpose(with_leading_ones(value, rank), order or None)
+
+        adapt_constants(dq, permute)

@@ -4,10 +4,9 @@ from __future__ import annotations
 import numpy as np
 
 from ...ir import Node
-from ..base_checks import can_be_transformed
-from ..channel_constants import constants, one_element_to_scalar, set_constant
+from ..channel_constants import adapt_constants
 from ..dequantization import Dequantization
-from ..transparent import MoveDequantizationTransformation, Refusal
+from ..transparent import MoveDequantizationTransformation
 
 
 def inserted_axes(node: Node) -> tuple[int, ...]:
@@ -21,18 +20,9 @@ class UnsqueezeTransformation(MoveDequantizationTransformation):
     name = "UnsqueezeTransformation"
     op_types = ("Unsqueeze",)
     constant_inputs = (1,)
-
-    def check(self, node: Node, dq: Dequantization) -> Refusal | None:
-        if not can_be_transformed(node, self.precisions):
-            return "not_per_channel", "dequantization is neither per-tensor nor per-channel"
-        return None
+    needs_per_channel = True
 
     def rewrite(self, node: Node, dq: Dequantization) -> None:
         rank = dq.data.rank if dq.data is not None else None
         axes = inserted_axes(node)
-        for part, constant in constants(dq):
-            value = constant.value
-            if value.size == 1:
-                set_constant(dq, part, one_element_to_scalar(value))
-            elif value.ndim == rank:
-                set_constant(dq, part, np.expand_dims(value, axis=axes))
+        adapt_constants(dq, lambda value: np.expand_dims(value, axis=axes) if value.ndim == rank else None)
