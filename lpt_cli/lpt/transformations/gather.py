@@ -5,9 +5,8 @@ import numpy as np
 
 from ...ir import Node
 from ..channel_constants import adapt_constants, constants, with_leading_ones
-from ..folding import to_scalar_if_possible
 from ..dequantization import Dequantization
-from ..folding import is_scalar_like
+from ..folding import is_scalar_like, to_scalar_if_possible
 from ..transparent import MoveDequantizationTransformation, Refusal
 
 

@@ -1,0 +1,54 @@
+"""Property: a decomposed FakeQuantize computes what the original computed.
+
+For any output interval, FQ'(x) -> (q - shift) * scale must reproduce FQ(x) up to float
+rounding, for both an unsigned target with a zero point and a signed one without.
+"""
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lpt_cli.ir import Graph
+from lpt_cli.ir.eltypes import f32, i8, u8
+from lpt_cli.lpt.fake_quantize_math import decompose_fake_quantize, evaluate_fake_quantize
+
+_bound = st.floats(min_value=-50.0, max_value=50.0, allow_nan=False, width=32)
+
+
+def _fq_graph(il: float, ih: float, ol: float, oh: float) -> tuple[Graph, object]:
+    graph = Graph()
+    data = graph.add_node("Parameter", outputs=[(f32, (1, 64))], attrs={"shape": "1,64", "element_type": "f32"})
+    bounds = [graph.add_constant(np.float32(v), f32).output() for v in (il, ih, ol, oh)]
+    fq = graph.add_node("FakeQuantize", [data.output(), *bounds], outputs=[(f32, (1, 64))],
+                        attrs={"levels": "256", "auto_broadcast": "numpy"})
+    graph.add_node("Result", [fq.output()])
+    return graph, fq
+
+
+def _check(il: float, ih: float, ol: float, oh: float, precision, low: float, high: float,
+           zero_point: bool) -> None:
+    _, fq = _fq_graph(il, ih, ol, oh)
+    x = np.linspace(il - 1.0, ih + 1.0, 64, dtype=np.float32).reshape(1, 64)
+    expected = evaluate_fake_quantize(x, il, ih, ol, oh, 256)
+    parts = decompose_fake_quantize(fq, precision, low, high, zero_point, True)
+    assert parts is not None and parts.quantize.output().element_type == precision
+    new_low, new_high = (parts.quantize.input_node(i).value for i in (3, 4))
+    q = evaluate_fake_quantize(x, il, ih, new_low, new_high, 256)
+    assert np.array_equal(q, np.round(q)) and q.min() >= low and q.max() <= high
+    shift = parts.subtract.input_node(1).value if parts.subtract is not None else np.float32(0)
+    actual = (q - shift) * parts.multiply.input_node(1).value
+    scale = abs(oh - ol) / 255
+    assert np.allclose(actual, expected, rtol=1e-5, atol=1e-4 * max(1.0, abs(ol), abs(oh)) + 1e-3 * scale)
+
+
+@settings(max_examples=60, deadline=None)
+@given(il=_bound, width=st.floats(0.1, 20.0), ol=_bound, span=st.floats(0.05, 40.0))
+def test_unsigned_with_zero_point(il: float, width: float, ol: float, span: float) -> None:
+    _check(il, il + width, ol, ol + span, u8, 0.0, 255.0, True)
+
+
+@settings(max_examples=60, deadline=None)
+@given(il=_bound, width=st.floats(0.1, 20.0), half=st.floats(0.05, 20.0))
+def test_signed_symmetric(il: float, width: float, half: float) -> None:
+    _check(il, il + width, -half * 128 / 127, half, i8, -128.0, 127.0, False)
