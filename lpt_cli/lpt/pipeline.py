@@ -2,8 +2,9 @@
 
 Order: prerequisites, markup, main, cleanup, FoldFakeQuantize, constant folding. Within a
 step every node is visited in topological order and offered to the step's passes in
-registration order; the first pass that returns True ends the visit. Nodes a pass creates
-are visited next, before the rest of the queue, as OpenVINO's `register_new_node` does.
+registration order; the first pass that returns True ends the visit. Nodes created by a pass
+that OpenVINO lets register them (`revisits_created`) are visited next, before the rest of
+the queue, as `register_new_node` does; other new nodes are not visited in that step.
 An `on_step(name, graph)` callback sees the graph after each step that ran (`lpt transform --trace`).
 """
 from __future__ import annotations
@@ -70,8 +71,6 @@ def _run_step(ctx: Context, step: registry.Step, result: PipelineResult, progres
     for name in step.names:
         if not ctx.config.enabled(name):
             continue
-        if step is registry.EXTRA and name not in (ctx.config.only or ()):
-            continue  # outside OpenVINO's standard pipeline: runs only when named
         cls = registry.load(name)
         if cls is None:
             result.unimplemented.append(name)
