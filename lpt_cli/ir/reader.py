@@ -74,8 +74,8 @@ def read_ir(xml_path: str | Path) -> Graph:
     layers = _read_layers(ctx, root, graph)
     _wire_edges(ctx, root, layers)
     for layer in layers.values():
-        for source in layer.fed:
-            layer.node.add_input(source)
+        for port, source in zip(layer.inputs, layer.fed):
+            layer.node.add_input(source).xml_rt_info = port.rt_info
     try:
         order = graph.topological_order()
     except GraphError as exc:

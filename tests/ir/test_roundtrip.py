@@ -95,3 +95,25 @@ def test_lowp_writes_type_relaxed_ports_and_reads_them_back(tmp_path: Path) -> N
     sub = back.find("sub")
     assert [s.source.element_type.name for s in sub.inputs] == ["u8", "u8"]
     assert _signature(back) == _signature(lowp_conv_graph())
+
+
+@pytest.mark.parametrize("dialect", ["lowp", "runtime"])
+def test_port_and_layer_rt_info_survive(tmp_path: Path, dialect: str) -> None:
+    from lxml import etree
+
+    source = conv_fq_model(tmp_path)
+    tree = etree.parse(str(source))
+    layer = next(layer for layer in tree.iter("layer") if layer.get("type") == "Convolution")
+    for holder in (layer, layer.find("input/port"), layer.find("output/port")):
+        rt = holder.find("rt_info")
+        if rt is None:
+            rt = etree.SubElement(holder, "rt_info")
+        etree.SubElement(rt, "attribute", name=f"mark_{holder.tag}", version="0", value="kept")
+    tree.write(str(source))
+    out = tmp_path / "out.xml"
+    write_ir(read_ir(source), out, dialect=dialect)
+    written = etree.parse(str(out))
+    conv = next(layer for layer in written.iter("layer") if layer.get("type") == "Convolution")
+    for path in ("rt_info", "input/port/rt_info", "output/port/rt_info"):
+        names = {a.get("name") for a in conv.findall(f"{path}/attribute")}
+        assert any(name.startswith("mark_") for name in names), path
