@@ -14,8 +14,9 @@ from ..runtime import PRECISION_HINTS
 EPILOG = """\b
 Exit codes:
   0  every output is within tolerance (|lpt - original| <= atol + rtol * |original|)
-  1  some output is above tolerance
+  1  internal error (a bug in lpt)
   2  bad input: unreadable model, config or --inputs file; the model does not compile
+  3  some output is above tolerance (the same code as `lpt report --fail-under`)
 """
 
 
@@ -60,4 +61,4 @@ def verify(model: Path, config_spec: str, inputs_path: Path | None, atol: float,
     failed = [e for e in errors if not e.within]
     click.echo(f"{len(errors) - len(failed)}/{len(errors)} outputs within atol={atol:g} rtol={rtol:g}")
     if failed:
-        click.get_current_context().exit(1)
+        click.get_current_context().exit(3)

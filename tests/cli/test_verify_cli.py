@@ -1,4 +1,4 @@
-"""`lpt verify`: same inputs through the original and lpt's model; exit 1 above tolerance."""
+"""`lpt verify`: same inputs through the original and lpt's model; exit 3 above tolerance."""
 from __future__ import annotations
 
 import shutil
@@ -45,7 +45,7 @@ def test_above_tolerance_exits_1(folder, monkeypatch):
 
     monkeypatch.setattr(verify_cmd, "write_runtime_model", write_other)
     result = run(folder / "conv.xml", "--config", folder / "nothing.yaml", "--atol", "1e-6", "--rtol", "0")
-    assert result.exit_code == 1, result.output
+    assert result.exit_code == 3, result.output
     assert "FAIL" in result.stdout and "0/1 outputs within" in result.stdout
 
 
@@ -53,7 +53,7 @@ def test_lpt_pipeline_output_is_reported_per_output(folder):
     result = run(folder / "conv.xml", "--atol", "1e-3", "--rtol", "1e-3")
     assert result.exit_code in (0, 1), result.output
     assert result.stdout.splitlines()[1].startswith("probs: max abs ")
-    assert ("FAIL" in result.stdout) == (result.exit_code == 1)
+    assert ("FAIL" in result.stdout) == (result.exit_code == 3)
 
 
 def test_inputs_file(folder, tmp_path):
@@ -66,4 +66,4 @@ def test_inputs_file(folder, tmp_path):
 
 def test_help_documents_exit_codes():
     text = run("--help").stdout
-    assert "Exit codes:" in text and "1  some output is above tolerance" in text
+    assert "Exit codes:" in text and "3  some output is above tolerance" in text
