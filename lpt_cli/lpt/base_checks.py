@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from ..ir import Node
 from ..ir.eltypes import ElementType
 from ..ir.graph import Shape
+from ..ir.shapes import element_count
 from .dequantization import get_dequantization
 
 #: why a transformation declines a layer: (code, detail)
@@ -26,7 +27,7 @@ def static_output_ranks(node: Node) -> bool:
 def per_channel_or_tensor(data_shape: Shape, const_shape: Sequence[int], channel_dim: int) -> bool:
     """A constant of `const_shape` scaling data of `data_shape` varies along the channel at most."""
     dims = list(const_shape)
-    if _count(dims) == 1:
+    if element_count(dims) == 1:
         return True
     if data_shape is None:
         return False
@@ -61,13 +62,6 @@ def dequantization_refusal(node: Node, precisions: Iterable[ElementType]) -> Ref
     if get_dequantization(node, tuple(precisions)).empty:
         return "no_dequantization", "no dequantization on the input"
     return None
-
-
-def _count(dims: Sequence[int]) -> int:
-    total = 1
-    for d in dims:
-        total *= d
-    return total
 
 
 _NOT_CONSTANT = frozenset({"Parameter", "Convolution", "GroupConvolution", "MatMul",
