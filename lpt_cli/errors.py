@@ -14,3 +14,15 @@ class IRReadError(LptError):
 
 class IRWriteError(LptError):
     """An IR cannot be written where asked (e.g. it would overwrite the input model)."""
+
+
+class PassError(Exception):
+    """An unexpected exception inside a transformation pass, with the pass and layer it hit.
+
+    Not an LptError: it is still an internal error (exit 1), but its message tells a bug
+    report where to look instead of a bare `KeyError`.
+    """
+
+    def __init__(self, pass_name: str, layer: str, layer_id: int, cause: BaseException) -> None:
+        detail = str(cause).splitlines()[0] if str(cause) else ""
+        super().__init__(f"in {pass_name} at layer '{layer}' (id {layer_id}): {type(cause).__name__}: {detail}")

@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from .. import __version__
-from ..errors import LptError
+from ..errors import LptError, PassError
 from .benchmark_cmd import benchmark
 from .config_cmd import config_group
 from .report_cmd import report
@@ -23,6 +23,14 @@ from .verify_cmd import verify
 
 def _debug_wanted(ctx: click.Context) -> bool:
     return bool(ctx.params.get("debug")) or os.environ.get("LPT_DEBUG", "") not in ("", "0")
+
+
+def _describe(exc: Exception) -> str:
+    """` in PASS at layer 'NAME' (id N): Type: detail` for a pass error, else `: Type: detail`."""
+    if isinstance(exc, PassError):
+        return f" {exc}"
+    detail = str(exc).splitlines()[0] if str(exc) else ""
+    return f": {type(exc).__name__}: {detail}"
 
 
 class LptGroup(click.Group):
@@ -41,9 +49,7 @@ class LptGroup(click.Group):
         except Exception as exc:  # noqa: BLE001 - the one place that catches everything
             if _debug_wanted(ctx):
                 traceback.print_exc()
-            detail = str(exc).splitlines()[0] if str(exc) else ""
-            click.echo(f"lpt: internal error: {type(exc).__name__}: {detail} "
-                       "(run with --debug for the traceback)", err=True)
+            click.echo(f"lpt: internal error{_describe(exc)} (run with --debug for the traceback)", err=True)
             ctx.exit(1)
 
 

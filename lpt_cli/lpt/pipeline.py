@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ..errors import LptError, PassError
 from ..ir import Graph, Node
 from . import registry
 from .ordering import ordered_ops
@@ -98,7 +99,12 @@ def _rewrite(graph: Graph, passes: list[Transformation], result: PipelineResult)
             if not p.applies_to(node):
                 continue
             first_new = graph.next_id
-            matched = p.transform(node)
+            try:
+                matched = p.transform(node)
+            except LptError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - re-raised with the pass and layer named
+                raise PassError(p.name, node.name, node.id, exc) from exc
             if p.revisits_created:
                 queue.extendleft(_created_since(graph, first_new))
             if matched:

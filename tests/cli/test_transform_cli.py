@@ -177,3 +177,20 @@ def test_help_teaches_with_examples() -> None:
     assert result.exit_code == 0
     assert "Examples:" in result.output and "--dialect" in result.output
     assert CliRunner().invoke(main, ["--version"]).output.startswith("lpt ")
+
+
+def test_internal_error_in_a_pass_names_the_pass_and_layer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from lpt_cli.lpt.transformations.add import AddTransformation
+
+    def explode(self: object, node: object) -> bool:
+        raise KeyError("scale")
+
+    monkeypatch.setattr(AddTransformation, "transform", explode)
+    model = make_model(tmp_path)
+    result = CliRunner().invoke(main, ["transform", str(model), "--config", "cpu", "-o", str(tmp_path / "o.xml")])
+    assert result.exit_code == 1
+    line = result.stderr.strip()
+    assert len(line.splitlines()) == 1
+    assert line == ("lpt: internal error in AddTransformation at layer 'add' (id 2): KeyError: 'scale' "
+                    "(run with --debug for the traceback)")
+    assert not (tmp_path / "o.xml").exists()
