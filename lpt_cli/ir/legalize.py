@@ -82,8 +82,11 @@ def copy_graph(graph: Graph) -> Graph:
 
 
 def _data_inputs(node: Node) -> list[int]:
+    """Inputs that carry the op's numbers: not shapes/axes/indices, and never a boolean, which is
+    a condition or a mask (SDPA's boolean `attn_mask` selects; as 1.0/0.0 it would be added)."""
     aux = _AUX_INPUTS.get(node.type, frozenset())
-    return [i for i in range(len(node.inputs)) if i not in aux]
+    return [i for i in range(len(node.inputs))
+            if i not in aux and node.inputs[i].source.element_type.kind != "bool"]
 
 
 def _main_outputs(node: Node) -> list[Output]:

@@ -1,0 +1,88 @@
+"""The CPU plugin as an oracle, run in a child process.
+
+A model the plugin mishandles can crash `compile_model` (a segfault takes the whole Python
+process with it), so whoever must survive that — tests, the zoo parity check — compiles and
+runs models here: a child process compiles the IR with INFERENCE_PRECISION_HINT f32, infers
+the given inputs and hands back the outputs and the runtime model's per-op rt_info. A crash
+is a result (`crashed`), not the end of the caller.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .layers import RuntimeLayer
+
+
+@dataclass
+class PluginRun:
+    """What the plugin did with one model: its outputs and runtime ops, or how it failed."""
+
+    outputs: list[np.ndarray] = field(default_factory=list)
+    layers: list[RuntimeLayer] = field(default_factory=list)
+    error: str | None = None  # compile/infer refused the model (one line)
+    crashed: bool = False  # the child died (signal) instead of answering
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and not self.crashed
+
+
+def plugin_run(xml_path: str | Path, inputs: dict[str, np.ndarray], *, device: str = "CPU",
+               timeout: float = 600.0) -> PluginRun:
+    """Compiles and infers `xml_path` in a child process; `inputs` by input name."""
+    with tempfile.TemporaryDirectory(prefix="lpt-oracle-") as tmp:
+        folder = Path(tmp)
+        np.savez(folder / "inputs.npz", **inputs)
+        cmd = [sys.executable, "-m", "lpt_cli.runtime.oracle", str(xml_path), str(folder), device]
+        try:
+            done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
+        except subprocess.TimeoutExpired:
+            return PluginRun(error=f"no answer within {timeout:.0f} s", crashed=True)
+        if done.returncode == 3:
+            return PluginRun(error=_last_line(done.stderr))
+        if done.returncode != 0 or not (folder / "layers.json").exists():
+            return PluginRun(error=f"child exited with {done.returncode}: {_last_line(done.stderr)}", crashed=True)
+        layers = [RuntimeLayer(**{**row, "output_precisions": tuple(row["output_precisions"]),
+                                  "original_names": tuple(row["original_names"])})
+                  for row in json.loads((folder / "layers.json").read_text())]
+        with np.load(folder / "outputs.npz") as data:
+            outputs = [data[f"out{i}"] for i in range(len(data.files))]
+        return PluginRun(outputs=outputs, layers=layers)
+
+
+def _last_line(text: str) -> str:
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return lines[-1][:300] if lines else ""
+
+
+def _child(xml_path: str, folder: str, device: str) -> int:
+    """The child's side: exit 3 with the reason on stderr when the plugin refuses the model."""
+    import openvino as ov
+
+    from .layers import runtime_layers
+
+    out = Path(folder)
+    try:
+        compiled = ov.Core().compile_model(xml_path, device, {"INFERENCE_PRECISION_HINT": "f32"})
+        with np.load(out / "inputs.npz") as data:
+            feed = {name: data[name] for name in data.files}
+        results = compiled.create_infer_request().infer(feed)
+    except Exception as exc:  # noqa: BLE001 - any refusal is the answer
+        print(f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}",
+              file=sys.stderr)
+        return 3
+    np.savez(out / "outputs.npz", **{f"out{i}": np.asarray(results[o]) for i, o in enumerate(compiled.outputs)})
+    rows = [layer.__dict__ for layer in runtime_layers(compiled)]
+    (out / "layers.json").write_text(json.dumps(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_child(*sys.argv[1:4]))
