@@ -40,7 +40,8 @@ Dialects:
 
 \b
 Trace (--trace DIR):
-  DIR/NN_<step>.xml/.bin after each step that ran: prerequisites, markup, main,
+  DIR/NN_<step>.xml/.bin after each step that ran: common_optimizations (the plugin's, with
+  a plugin profile), prerequisites, markup, main,
   cleanup, fold_fake_quantize, constant_folding. Always the lowp dialect; the
   markup attributes are rt_info of layers and ports (LowPrecision::Precisions,
   ...; shown by Netron). DIR is created if needed; existing files are overwritten.

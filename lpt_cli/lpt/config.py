@@ -23,14 +23,12 @@ PROFILE_NAMES = ("default", "cpu", "cpu-vnni", "cpu-amx", "gpu")
 
 _TOP_KEYS = frozenset({
     "update_precisions", "deq_precision", "default_precisions", "asymmetric_quantization",
-    "asymmetric_weights", "restrictions", "transformations", "params",
+    "asymmetric_weights", "restrictions", "transformations", "params", "common_optimizations",
 })
 
 # Params with a meaning in lpt itself (others pass through to tests as written), and why:
 #   skip_bias_add      AddTransformation leaves Adds marked as a bias alone (CPU plugin callback)
-#   max_pool_v8_as_v1  MaxPool-8 with unused indices and no dilation is transformed like MaxPool-1
-#                      (the plugins' CommonOptimizations downgrade it before LPT runs)
-BOOL_PARAMS = frozenset({"skip_bias_add", "max_pool_v8_as_v1"})
+BOOL_PARAMS = frozenset({"skip_bias_add"})
 
 
 class ConfigError(LptError):
@@ -68,6 +66,9 @@ class Config:
     only: tuple[str, ...] | None = None
     disable: tuple[str, ...] = ()
     params: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    # The plugin's optimizations before LPT (lpt_cli/lpt/plugin): on in the plugin profiles,
+    # off for LPT alone (OpenVINO's LPT unit tests, the reference cases).
+    common_optimizations: bool = False
 
     def enabled(self, name: str) -> bool:
         """Whether the transformation `name` runs under this config."""
@@ -108,6 +109,7 @@ def config_from_dict(d: Any, *, name: str = "config") -> Config:
         only=only,
         disable=disable,
         params=MappingProxyType(dict(params)),
+        common_optimizations=_bool(d, "common_optimizations", False, name),
     )
 
 

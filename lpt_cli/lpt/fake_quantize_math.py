@@ -216,6 +216,28 @@ def insert_dequantization_after(original: Node, last: Node, new_quantize: Node) 
         use.set_source(target)
     if original.alive and not original.output().uses:
         remove_unused(original)
+    if not original.alive:
+        _name_decomposition(original.name, last, new_quantize)
+
+
+_DEQUANTIZATION_NAMES = {"Subtract": "DequantizationSubtract", "Multiply": "DequantizationMultiply"}
+
+
+def _name_decomposition(name: str, last: Node, new_quantize: Node) -> None:
+    """The names NetworkHelper::decomposeFakeQuantize gives: the new quantizer keeps the
+    FakeQuantize's name, its dequantization is `{name}/DequantizationSubtract|Multiply`. Users
+    (and the plugin's performance counters) find their layer under its own name. A model
+    output is left alone: there the dequantization takes the name (updateOutput)."""
+    graph = last.graph
+    if any(use.node.type == "Result" for use in last.output().uses):
+        return
+    if new_quantize.type == "FakeQuantize" and graph.unique_name(name) == name:
+        graph.rename(new_quantize, name)
+    node = last
+    while node is not new_quantize and node.type in ("Subtract", "Multiply", "Convert"):
+        if node.type in _DEQUANTIZATION_NAMES:
+            graph.rename(node, graph.unique_name(f"{name}/{_DEQUANTIZATION_NAMES[node.type]}"))
+        node = node.input_node(0)
 
 
 def _single_consumer_step(current: Node, op_type: str) -> Node | None:
@@ -234,6 +256,8 @@ def _replacement_fq(fq: Node, low: Output, high: Output, replaced: Node, out_typ
     copy_info(fq, new)
     replaced.output().replace_all_uses_with(new.output())
     remove_unused(replaced)
+    if not fq.alive and graph.unique_name(fq.name) == fq.name:
+        graph.rename(new, fq.name)  # the fused FakeQuantize is still the user's layer
     return new
 
 

@@ -1,6 +1,6 @@
 """Runs LPT's steps over a graph in OpenVINO's order, with GraphRewrite semantics.
 
-Order: prerequisites, markup, main, cleanup, FoldFakeQuantize, constant folding. Within a
+Order: [the plugin's common optimizations,] prerequisites, markup, main, cleanup, FoldFakeQuantize, constant folding. Within a
 step every node is visited in topological order and offered to the step's passes in
 registration order; the first pass that returns True ends the visit. Nodes created by a pass
 that OpenVINO lets register them (`revisits_created`) are visited next, before the rest of
@@ -34,6 +34,7 @@ class PipelineResult:
     applied: Counter[str] = field(default_factory=Counter)
     unimplemented: list[str] = field(default_factory=list)
     decisions: dict[int, list[Decision]] = field(default_factory=dict)
+    not_quantized: bool = False  # no FakeQuantize: the plugin skips LPT, so did this run
 
 
 def run_pipeline(graph: Graph, config: Config, *, progress: Progress | None = None,
@@ -45,6 +46,18 @@ def run_pipeline(graph: Graph, config: Config, *, progress: Progress | None = No
     ctx = Context(graph, config)
     result = PipelineResult(decisions=ctx.decisions)
     graph.topological_order()  # fail early (and clearly) on a cycle
+    if config.common_optimizations:
+        from .plugin import is_function_quantized, run_common_optimizations
+
+        if progress:
+            progress("common optimizations")
+        result.applied.update(run_common_optimizations(graph))
+        if on_step:
+            on_step("common_optimizations", graph)
+        if not is_function_quantized(graph):
+            result.not_quantized = True  # the plugin runs no LPT on such a model
+            graph.remove_dead()
+            return result
     if _run_step(ctx, registry.PREREQUISITES, result, progress) and on_step:
         on_step(registry.PREREQUISITES.name, graph)
     if progress:

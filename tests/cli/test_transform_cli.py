@@ -187,7 +187,7 @@ def test_internal_error_in_a_pass_names_the_pass_and_layer(tmp_path: Path, monke
 
     monkeypatch.setattr(AddTransformation, "transform", explode)
     model = make_model(tmp_path)
-    result = CliRunner().invoke(main, ["transform", str(model), "--config", "cpu", "-o", str(tmp_path / "o.xml")])
+    result = CliRunner().invoke(main, ["transform", str(model), "--config", "default", "-o", str(tmp_path / "o.xml")])
     assert result.exit_code == 1
     line = result.stderr.strip()
     assert len(line.splitlines()) == 1

@@ -255,27 +255,36 @@ def test_add_multiply_fusion_moves_scale_before_shift():
     assert last.input_node(0).type == "Multiply" and float(constant_of(last.input_node(0))) == 3.0
 
 
-def _max_pool_v8(graph: Graph, indices_used: bool) -> Node:
+def _max_pool(graph: Graph, version: str, rounding: str, indices_used: bool) -> Node:
     shape = (1, 3, 4, 4)
     attrs = {"strides": "1, 1", "dilations": "1, 1", "pads_begin": "0, 0", "pads_end": "0, 0", "kernel": "1, 1",
-             "rounding_type": "floor", "auto_pad": "explicit", "index_element_type": "i64", "axis": "0"}
+             "rounding_type": rounding, "auto_pad": "explicit", "index_element_type": "i64", "axis": "0"}
     pool = graph.add_node("MaxPool", [dequantized(graph, shape, 0.1)], outputs=[("f32", shape), ("i64", shape)],
-                          attrs=attrs, version="opset8", name="pool")
+                          attrs=attrs, version=version, name="pool")
     graph.add_node("Result", [pool.output()])
     if indices_used:
         graph.add_node("Result", [pool.output(1)])
     return pool
 
 
-@pytest.mark.parametrize("param, indices_used, moves", [
-    (True, False, True), (False, False, False), (True, True, False),
+@pytest.mark.parametrize("version, rounding, indices_used, moves", [
+    ("opset8", "floor", False, True), ("opset8", "floor", True, False), ("opset14", "floor", False, True),
+    ("opset14", "ceil", False, True), ("opset14", "ceil_torch", False, False), ("opset14", "floor", True, False),
 ])
-def test_max_pool_v8_moves_dequantization_only_as_the_plugin_downgrades_it(param, indices_used, moves):
+def test_max_pool_moves_dequantization_only_as_the_plugin_downgrades_it(version, rounding, indices_used, moves):
+    """MaxPool-14/-8 reach LPT as MaxPool-1 only through the plugin's common optimizations."""
+    from lpt_cli.lpt.plugin import run_common_optimizations
+
+    alone = Graph()
+    _max_pool(alone, version, rounding, indices_used)
+    run(alone, "MaxPoolTransformation")
+    assert alone.find("pool").input_node(0).type == "Multiply"  # LPT alone: not an op it knows
+
     graph = Graph()
-    _max_pool_v8(graph, indices_used)
-    run(graph, "MaxPoolTransformation", params={"max_pool_v8_as_v1": param})
+    _max_pool(graph, version, rounding, indices_used)
+    run_common_optimizations(graph)
+    run(graph, "MaxPoolTransformation")
     pool = graph.find("pool")
     assert (pool.input_node(0).type != "Multiply") is moves
-    assert pool.version == ("opset1" if moves else "opset8")
     if moves:
-        assert len(pool.outputs) == 1 and "dilations" not in pool.attrs
+        assert pool.version == "opset1" and len(pool.outputs) == 1 and "dilations" not in pool.attrs

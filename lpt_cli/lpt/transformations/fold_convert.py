@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from ...ir import Node
 from .. import attributes
-from ..folding import constant, remove_unused
+from ..folding import DISABLE_CONSTANT_FOLDING, constant, remove_unused
 from ..transformation import Transformation
 
 
 def _is_converted_constant(node: Node) -> bool:
-    return node.type == "Convert" and node.input_node(0).type == "Constant"
+    """Convert(Constant), unless marked as compressed weights (the plugin's MarkDequantization)."""
+    return (node.type == "Convert" and node.input_node(0).type == "Constant"
+            and not node.annotations.get(DISABLE_CONSTANT_FOLDING))
 
 
 class FoldConvertTransformation(Transformation):
@@ -20,7 +22,7 @@ class FoldConvertTransformation(Transformation):
         if attributes.is_cleanup_disabled(node):
             return self.reject(node, "cleanup_disabled", "marked DisableCleanup by an earlier transformation")
         if not any(_is_converted_constant(node.input_node(i)) for i in (1, 0)):
-            return self.reject(node, "no_converted_constant", "no Convert(Constant) operand")
+            return self.reject(node, "no_converted_constant", "no Convert(Constant) operand that may be folded")
         for index in (0, 1):
             convert = node.input_node(index)
             if _is_converted_constant(convert):

@@ -11,7 +11,7 @@ import numpy as np
 from ...ir import Node, Output
 from ...ir.eltypes import ElementType, f16, f32
 from .. import attributes
-from ..folding import constant, remove_unused
+from ..folding import DISABLE_CONSTANT_FOLDING, constant, remove_unused
 from ..transformation import Transformation
 
 _ELTWISE = ("Multiply", "Subtract", "Add")
@@ -41,6 +41,8 @@ class FuseConvertTransformation(Transformation):
         if convert.output().element_type not in (f16, f32):
             return self.reject(node, "convert_not_to_float", "the Convert does not produce f16/f32")
         parent = convert.input_value(0)
+        if convert.annotations.get(DISABLE_CONSTANT_FOLDING):
+            return self.reject(node, "decompression_kept", "compressed weights stay as the plugin keeps them")
         if parent.node.type == "Constant":
             folded = constant(self.graph, parent.node.value, convert.output().element_type)
             convert.output().replace_all_uses_with(folded)

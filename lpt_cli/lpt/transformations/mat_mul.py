@@ -151,7 +151,8 @@ class MatMulTransformation(Transformation):
             shift = self.zero_point_after(node, dq_a, transpose_a, transpose_b)
             parent = graph.add_node("Subtract", [out, shift], outputs=[(out.element_type, out.shape)]).output()
         scale_const = graph.add_constant(cast(scale, f32), f32).output()
-        multiply = graph.add_node("Multiply", [parent, scale_const], outputs=[(out_type, out.shape)])
+        multiply = graph.add_node("Multiply", [parent, scale_const], outputs=[(out_type, out.shape)],
+                                  name=graph.unique_name(f"{node.name}/DequantizationMultiply"))
         for use in consumers:
             use.set_source(multiply.output() if use.node.type != "ShapeOf" else out)
         rename_for_result(node, multiply)

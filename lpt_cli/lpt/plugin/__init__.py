@@ -1,0 +1,47 @@
+"""The plugin's optimizations before LPT, as one named step (`common_optimizations`).
+
+Inside a plugin LPT never sees the user's IR as written: the CPU plugin's PreLpt
+(src/plugins/intel_cpu/src/transformations/transformation_pipeline.cpp) first marks the
+dequantization subgraphs it keeps, runs CommonOptimizations (opset conversions such as
+MaxPool-14 -> MaxPool-8 -> MaxPool-1) and ConstantFolding (f16 constants of older IRs,
+shape subgraphs on static dimensions), and skips LPT altogether for a model without a
+FakeQuantize. Exports from PyTorch, Hugging Face and ONNX need exactly these steps, so
+lpt runs them first when the config says `common_optimizations: true` (the plugin profiles).
+
+Each sub-pass is a function `(graph) -> int` (how many nodes it changed), run in the
+plugin's order; the counts appear in the pipeline result under the OpenVINO pass names.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+
+from ...ir import Graph
+from .constant_folding import fold_constants
+from .mark_dequantization import mark_dequantization
+from .pooling import convert_avg_pool_14, convert_max_pool_8, convert_max_pool_14
+from .quantized import is_function_quantized
+from .shape_folding import fold_shape_subgraphs
+
+SubPass = Callable[[Graph], int]
+
+PASSES: tuple[tuple[str, SubPass], ...] = (
+    ("MarkDequantization", mark_dequantization),
+    ("ConvertMaxPool14ToMaxPool8", convert_max_pool_14),
+    ("ConvertMaxPool8ToMaxPool1", convert_max_pool_8),
+    ("ConvertAvgPool14ToAvgPool1", convert_avg_pool_14),
+    ("ConstantFolding", fold_constants),
+    ("ShapeOfConstantFolding", fold_shape_subgraphs),
+)
+
+__all__ = ["PASSES", "is_function_quantized", "run_common_optimizations"]
+
+
+def run_common_optimizations(graph: Graph) -> Counter[str]:
+    """Runs every sub-pass once, in the plugin's order; returns the passes that changed something."""
+    applied: Counter[str] = Counter()
+    for name, run in PASSES:
+        changed = run(graph)
+        if changed:
+            applied[name] += changed
+    return applied
