@@ -114,15 +114,12 @@ ORIGINAL_POSTFIX = "_original"
 def find_twin(original: Node, now: Mapping[str, Node]) -> Node | None:
     """The node of the transformed graph that stands for `original`, if any.
 
-    Tried in order: the same name, `<name>_original`, and the graph's collision name
-    `<name>_<k>` (a replacement created while the original was still there), the last
-    only for a node of the same type.
+    Tried in order: the same name, `<name>_original` (LPT gives a model output's name to the
+    dequantization that now feeds the Result, and renames the layer), and the graph's collision
+    name `<name>_<k>` (a replacement created while the original was still there). A candidate of
+    the original's type wins; another type is taken only by the same name.
     """
-    twin = now.get(original.name) or now.get(original.name + ORIGINAL_POSTFIX)
-    if twin is not None:
-        return twin
-    for k in range(1, 10):
-        twin = now.get(f"{original.name}_{k}")
-        if twin is not None and twin.type == original.type:
-            return twin
-    return None
+    candidates = [now.get(original.name), now.get(original.name + ORIGINAL_POSTFIX),
+                  *(now.get(f"{original.name}_{k}") for k in range(1, 10))]
+    same_type = next((c for c in candidates if c is not None and c.type == original.type), None)
+    return same_type or candidates[0]

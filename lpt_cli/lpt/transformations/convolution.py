@@ -26,12 +26,16 @@ from ..weights import (
 
 
 def insert_multiply_after(layer: Node, scale: np.ndarray, etype: ElementType, out_type: ElementType) -> Node:
-    """A Multiply by `scale` (a new Constant of `etype`) that now feeds `layer`'s consumers."""
+    """A Multiply by `scale` (a new Constant of `etype`) that now feeds `layer`'s consumers.
+
+    Named `LAYER/DequantizationMultiply` (OpenVINO leaves it unnamed): the plugin names the fused
+    INT8 kernel after it, and users must find their layer in its performance counters."""
     graph = layer.graph
     out = layer.output()
     consumers = out.consumers()
     constant = graph.add_constant(cast(scale, etype), etype)
-    multiply = graph.add_node("Multiply", [out, constant.output()], outputs=[(out_type, out.shape)])
+    multiply = graph.add_node("Multiply", [out, constant.output()], outputs=[(out_type, out.shape)],
+                              name=graph.unique_name(f"{layer.name}/DequantizationMultiply"))
     for use in consumers:
         use.set_source(multiply.output() if use.node.type != "ShapeOf" else out)
     return multiply
