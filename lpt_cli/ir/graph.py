@@ -267,6 +267,7 @@ class Graph:
         node.inputs = []
         node.alive = False
         del self.nodes[node.id]
+        self._names.discard(node.name)  # a replacement may take the name over
         if node in self.parameters:
             self.parameters.remove(node)
         if node in self.results:

@@ -8,6 +8,7 @@ with `python tests/zoo/update_known_failing.py`.
 from __future__ import annotations
 
 import importlib.util
+import sys
 import tempfile
 from pathlib import Path
 from types import ModuleType
@@ -24,6 +25,7 @@ def _parity() -> ModuleType:
     spec = importlib.util.spec_from_file_location("zoo_parity", ROOT / "benchmarks" / "zoo_parity.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
 

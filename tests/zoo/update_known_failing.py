@@ -23,6 +23,7 @@ def main(argv: list[str] | None = None) -> int:
     spec = importlib.util.spec_from_file_location("zoo_parity", ROOT / "benchmarks" / "zoo_parity.py")
     assert spec is not None and spec.loader is not None
     parity = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = parity  # dataclasses look their module up there
     spec.loader.exec_module(parity)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--zoo", type=Path, default=parity.zoo.DEFAULT_DIR)
