@@ -26,26 +26,35 @@ Exit codes:
               help="Built-in profile (default, cpu, cpu-vnni, cpu-amx, gpu) or a YAML config file.")
 @click.option("--inputs", "inputs_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="An .npz with one array per model input (by input name, else arr_0, arr_1, ...).")
+@click.option("--shape", "shape_specs", multiple=True, metavar="NAME=D,D,...",
+              help="Shape of an input with dynamic dimensions, as benchmark_app -shape (repeatable; "
+                   "a bare 1,3,224,224 for a one-input model). Default for dynamic dimensions: batch 1, "
+                   "224x224 images, sequences of 128.")
 @click.option("--atol", type=click.FloatRange(min=0), default=1e-2, show_default=True)
 @click.option("--rtol", type=click.FloatRange(min=0), default=1e-2, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random inputs.")
 @click.option("-d", "--device", default="CPU", show_default=True)
 @click.option("--precision-hint", type=click.Choice(PRECISION_HINTS), default="f32", show_default=True,
               help="INFERENCE_PRECISION_HINT for both models.")
-def verify(model: Path, config_spec: str, inputs_path: Path | None, atol: float, rtol: float, seed: int,
-           device: str, precision_hint: str) -> None:
+def verify(model: Path, config_spec: str, inputs_path: Path | None, shape_specs: tuple[str, ...], atol: float,
+           rtol: float, seed: int, device: str, precision_hint: str) -> None:
     """Run MODEL and its LPT-transformed version on the same inputs and compare the outputs.
 
-    Inputs are seeded random tensors shaped after the model (dynamic dimensions = 1)
-    unless --inputs is given.
+    Inputs are seeded random tensors shaped after the model unless --inputs is given. Dynamic
+    dimensions take --shape, else batch 1, 224x224 for images and 128 for sequences (said on
+    stderr); integer inputs named like a mask get a padded mask (ones, then zeros).
     """
     from ..runtime.compare_outputs import output_errors
     from ..runtime.compile import compile_model
-    from ..runtime.inputs import infer, load_inputs, random_inputs
+    from ..runtime.inputs import infer, load_inputs, parse_shapes, random_inputs
 
+    shapes = parse_shapes(shape_specs)
     analysis = analyze(model, load_config(config_spec))
     original = compile_model(model, device, precision_hint=precision_hint)
-    inputs = load_inputs(inputs_path, original) if inputs_path else random_inputs(original, seed)
+    notes: list[str] = []
+    inputs = load_inputs(inputs_path, original) if inputs_path else random_inputs(original, seed, shapes, notes)
+    for note in notes:
+        click.echo(f"lpt: note: {note}", err=True)
     with tempfile.TemporaryDirectory(prefix="lpt-verify-") as tmp:
         transformed = compile_model(write_runtime_model(analysis, tmp, model), device, precision_hint=precision_hint)
         if len(transformed.outputs) != len(original.outputs):

@@ -7,7 +7,9 @@ from collections.abc import Mapping
 from ..ir import Graph, Node
 from ..lpt.config import Config
 from ..lpt.pipeline import PipelineResult
+from ..lpt.plugin import is_function_quantized
 from ..lpt.transformation import Decision
+from .compression import weight_compressed_layers
 from .macs import layer_macs
 from .model import LOW, NOT_QUANTIZED, ORIGINAL, REMOVED, STATUSES, LayerRow, Reason, Report, Summary
 from .reasons import explain
@@ -82,4 +84,13 @@ def summarize(rows: tuple[LayerRow, ...], before: Graph, after: Graph, result: P
                                if n.type == "FakeQuantize" and not runs_low(n)),
         reasons=dict(Counter(r.reason.code for r in rows if r.reason is not None)),
         applied=dict(result.applied), unimplemented=tuple(result.unimplemented),
+        weight_compressed=dict(Counter(weight_compressed_layers(before, not result.not_quantized
+                                                                and is_function_quantized(before)).values())),
+        macs_per_position=any(_dynamic(node) for node in layers(before) if node.type in WEIGHTABLE),
     )
+
+
+def _dynamic(node: Node) -> bool:
+    """A weightable layer whose MACs depend on a dynamic dimension (batch, H/W, sequence)."""
+    shapes = [slot.source.shape for slot in node.inputs[:1]] + [out.shape for out in node.outputs[:1]]
+    return any(shape is None or any(d < 0 for d in shape) for shape in shapes)

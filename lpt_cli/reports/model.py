@@ -57,6 +57,8 @@ class Summary:
     reasons: dict[str, int]
     applied: dict[str, int] = field(default_factory=dict)
     unimplemented: tuple[str, ...] = ()
+    weight_compressed: dict[str, int] = field(default_factory=dict)  # weights type -> layers
+    macs_per_position: bool = False  # dynamic dimensions counted as 1 in the MACs
 
 
 @dataclass(frozen=True)

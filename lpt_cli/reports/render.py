@@ -51,6 +51,13 @@ def summary_lines(s: Summary) -> list[str]:
         f"{s.low_precision_share:.2f}% of {s.macs_total} MACs",
         f"FakeQuantize: {s.fake_quantize_before} in the model, {s.fake_quantize_left} left unquantized after LPT",
     ]
+    if s.macs_per_position:
+        lines.append("MACs: the model has dynamic dimensions (batch, H/W or sequence); they count as 1, so MACs "
+                     "are per output position")
+    if s.weight_compressed:
+        kinds = ", ".join(f"{t} x{n}" for t, n in sorted(s.weight_compressed.items()))
+        lines.append(f"weight-compressed (no FakeQuantize): {sum(s.weight_compressed.values())} weightable layers "
+                     f"keep compressed weights ({kinds}) for the plugin's kernels; activations stay float")
     if s.reasons:
         lines.append("reasons: " + ", ".join(f"{k} {v}" for k, v in sorted(s.reasons.items())))
     if s.unimplemented:

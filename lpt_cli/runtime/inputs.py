@@ -1,7 +1,10 @@
 """Model inputs for verify/benchmark: seeded random tensors, or arrays from an .npz file.
 
-Shapes come from the model; a dynamic dimension becomes 1 so any model can be run
-without the user spelling out shapes.
+Shapes come from the model, from `--shape NAME=1,3,224,224`, or, for a dynamic dimension
+nobody gave, from a documented default that makes a realistic input (never a 1x1 image or a
+one-token sequence, which hide what full-size inputs show): batch 1; the spatial dimensions of
+a rank-4 input 224; the sequence of a rank-2 input 128; any other dimension 16. Integer inputs
+named like a mask get ones followed by zeros on the last quarter (a padded attention mask).
 """
 from __future__ import annotations
 
@@ -13,28 +16,82 @@ import openvino as ov
 from ..errors import LptError
 
 
-def input_shapes(compiled: ov.CompiledModel) -> list[tuple[str, tuple[int, ...], np.dtype]]:
-    """(name, static shape, dtype) per model input, dynamic dims set to 1."""
+Shapes = dict[str, tuple[int, ...]]  # input name ("" for the only input) -> shape
+
+
+def parse_shapes(specs: tuple[str, ...]) -> Shapes:
+    """`--shape` values: `NAME=1,3,224,224`, or `1,3,224,224` for a model with one input."""
+    shapes: Shapes = {}
+    for spec in specs:
+        name, _, dims = spec.rpartition("=")
+        try:
+            shape = tuple(int(d) for d in dims.strip().strip("[]").split(","))
+        except ValueError:
+            raise LptError(f"--shape {spec[:80]!r}: expected NAME=1,3,224,224 (positive integers)") from None
+        if not shape or any(d <= 0 or d > 1 << 31 for d in shape):
+            raise LptError(f"--shape {spec[:80]!r}: dimensions must be positive integers")
+        shapes[name.strip()] = shape
+    return shapes
+
+
+def _default_dim(axis: int, rank: int) -> int:
+    if axis == 0:
+        return 1
+    if rank == 4 and axis >= 2:
+        return 224
+    if rank == 2:
+        return 128
+    return 16
+
+
+def input_shapes(compiled: ov.CompiledModel, shapes: Shapes | None = None,
+                 notes: list[str] | None = None) -> list[tuple[str, tuple[int, ...], np.dtype]]:
+    """(name, static shape, dtype) per model input: the given shape, else the model's, with the
+    documented defaults for dynamic dimensions (each such choice is added to `notes`)."""
+    shapes = dict(shapes or {})
+    if "" in shapes:
+        if len(compiled.inputs) != 1:
+            raise LptError(f"--shape without a NAME= needs a model with one input (this one has {len(compiled.inputs)})")
+        shapes = {compiled.inputs[0].get_any_name() if compiled.inputs[0].get_names() else "input0": shapes[""]}
+    names = [port.get_any_name() if port.get_names() else f"input{i}" for i, port in enumerate(compiled.inputs)]
+    unknown = sorted(set(shapes) - {n for i, port in enumerate(compiled.inputs) for n in (*port.get_names(), names[i])})
+    if unknown:
+        raise LptError(f"--shape {unknown[0]}: no such input (inputs: {', '.join(names)})")
     found = []
     for i, port in enumerate(compiled.inputs):
         pshape = port.get_partial_shape()
-        if pshape.rank.is_dynamic:
-            raise LptError(f"input {i} has a dynamic rank: give its values with --inputs FILE.npz")
-        shape = tuple(d.get_length() if d.is_static else 1 for d in pshape)
-        name = port.get_any_name() if port.get_names() else f"input{i}"
-        found.append((name, shape, np.dtype(port.get_element_type().to_dtype())))
+        given = next((shapes[n] for n in (*sorted(port.get_names()), names[i]) if n in shapes), None)
+        if given is not None:
+            if pshape.rank.is_static and (len(given) != pshape.rank.get_length() or any(
+                    d.is_static and d.get_length() != g for d, g in zip(pshape, given))):
+                raise LptError(f"--shape {names[i]}={','.join(map(str, given))}: the model input is {pshape}")
+            shape = given
+        elif pshape.rank.is_dynamic:
+            raise LptError(f"input '{names[i]}' has a dynamic rank: give --shape {names[i]}=... or --inputs FILE.npz")
+        else:
+            rank = pshape.rank.get_length()
+            shape = tuple(d.get_length() if d.is_static else _default_dim(axis, rank) for axis, d in enumerate(pshape))
+            if pshape.is_dynamic and notes is not None:
+                notes.append(f"input '{names[i]}' {pshape}: using {','.join(map(str, shape))} "
+                             f"(give --shape {names[i]}=...)")
+        found.append((names[i], shape, np.dtype(port.get_element_type().to_dtype())))
     return found
 
 
-def random_inputs(compiled: ov.CompiledModel, seed: int) -> list[np.ndarray]:
-    """Normal floats, or small non-negative integers (safe as indices), per model input."""
+def random_inputs(compiled: ov.CompiledModel, seed: int, shapes: Shapes | None = None,
+                  notes: list[str] | None = None) -> list[np.ndarray]:
+    """Normal floats; small non-negative integers (safe as token ids and indices); padded masks."""
     rng = np.random.default_rng(seed)
     arrays = []
-    for _, shape, dtype in input_shapes(compiled):
+    for name, shape, dtype in input_shapes(compiled, shapes, notes):
         if np.issubdtype(dtype, np.floating):
             arrays.append(rng.standard_normal(shape).astype(dtype))
         elif dtype == np.bool_:
             arrays.append(rng.integers(0, 2, shape).astype(dtype))
+        elif "mask" in name.lower() and len(shape) >= 2:
+            mask = np.ones(shape, dtype=dtype)
+            mask[..., shape[-1] - shape[-1] // 4:] = 0
+            arrays.append(mask)
         else:
             arrays.append(rng.integers(0, 10, shape).astype(dtype))
     return arrays

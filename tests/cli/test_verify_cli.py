@@ -67,3 +67,15 @@ def test_inputs_file(folder, tmp_path):
 def test_help_documents_exit_codes():
     text = run("--help").stdout
     assert "Exit codes:" in text and "3  some output is above tolerance" in text
+
+
+def test_dynamic_dimensions_are_said_and_shape_is_taken(tmp_path, tiny_models):
+    model = tiny_models.dynamic_relu(tmp_path)
+    result = run(model, "--config", "default")
+    assert result.exit_code == 0, result.output
+    assert "lpt: note: input 'x' [?,4]: using 1,4 (give --shape x=...)" in result.stderr
+    given = run(model, "--config", "default", "--shape", "x=3,4")
+    assert given.exit_code == 0 and "note" not in given.stderr
+    bad = run(model, "--shape", "x=3,5")
+    assert bad.exit_code == 2 and bad.stderr.strip().splitlines() == [
+        "lpt: error: --shape x=3,5: the model input is [?,4]"]

@@ -2,13 +2,15 @@
 from __future__ import annotations
 
 import numpy as np
+import openvino as ov
+import openvino.opset13 as ov_ops
 import pytest
 
 import tiny_models
 from lpt_cli.errors import LptError
 from lpt_cli.runtime.bench import benchmark
 from lpt_cli.runtime.compile import compile_model, inference_precision
-from lpt_cli.runtime.inputs import infer, input_shapes, load_inputs, random_inputs
+from lpt_cli.runtime.inputs import infer, input_shapes, load_inputs, parse_shapes, random_inputs
 from lpt_cli.runtime.layers import by_original_name, format_perf, perf_counters, runtime_layers
 
 
@@ -80,3 +82,33 @@ def test_benchmark_statistics(conv_xml):
     assert result.iterations == len(seen) >= 1 and seen[-1] == 1.0
     assert 0 < result.median_ms <= result.p90_ms
     assert result.throughput == pytest.approx(result.iterations / result.seconds)
+
+
+def _dynamic_image(folder):
+    x = ov_ops.parameter(ov.PartialShape([-1, 3, -1, -1]), np.float32, name="x")
+    mask = ov_ops.parameter(ov.PartialShape([-1, -1]), np.int64, name="attention_mask")
+    model = ov.Model([ov_ops.relu(x), ov_ops.convert(mask, np.float32)], [x, mask], "dyn_image")
+    ov.save_model(model, folder / "dyn_image.xml")
+    return compile_model(folder / "dyn_image.xml")
+
+
+def test_dynamic_dimensions_get_documented_defaults_and_a_note(tmp_path):
+    compiled = _dynamic_image(tmp_path)
+    notes: list[str] = []
+    image, mask = random_inputs(compiled, 0, None, notes)
+    assert image.shape == (1, 3, 224, 224) and mask.shape == (1, 128)
+    assert mask[0, :96].all() and not mask[0, 96:].any()  # a padded attention mask
+    assert len(notes) == 2 and "give --shape x=" in notes[0]
+
+
+def test_shape_option_sets_inputs_and_bad_values_are_errors(tmp_path):
+    compiled = _dynamic_image(tmp_path)
+    shapes = parse_shapes(("x=2,3,32,48", "attention_mask=2,7"))
+    assert [s for _, s, _ in input_shapes(compiled, shapes)] == [(2, 3, 32, 48), (2, 7)]
+    for bad in ("x=1,3,a,4", "x=0,3,4,4", "x=", "nope"):
+        with pytest.raises(LptError, match="--shape"):
+            input_shapes(compiled, parse_shapes((bad,)))
+    with pytest.raises(LptError, match="the model input is"):
+        input_shapes(compiled, parse_shapes(("x=1,4,8,8",)))
+    with pytest.raises(LptError, match="no such input"):
+        input_shapes(compiled, parse_shapes(("y=1,3,8,8",)))

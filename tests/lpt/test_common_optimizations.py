@@ -1,0 +1,93 @@
+"""The plugin's optimizations before LPT (lpt_cli/lpt/plugin): what each sub-pass changes."""
+from __future__ import annotations
+
+import numpy as np
+
+from lpt_cli.ir import Graph, Output
+from lpt_cli.lpt.folding import DISABLE_CONSTANT_FOLDING
+from lpt_cli.lpt.plugin import is_function_quantized, run_common_optimizations
+from lpt_cli.lpt.plugin.constant_folding import fold_constants
+from lpt_cli.lpt.plugin.mark_dequantization import mark_dequantization
+from lpt_cli.lpt.plugin.shape_folding import fold_shape_subgraphs
+
+
+def parameter(g: Graph, shape: tuple[int, ...], etype: str = "f32") -> Output:
+    return g.add_node("Parameter", outputs=[(etype, shape)], name="x",
+                      attrs={"shape": ",".join(map(str, shape)), "element_type": etype}).output()
+
+
+def convert(g: Graph, x: Output, to: str) -> Output:
+    return g.add_node("Convert", [x], outputs=[(to, x.shape)], attrs={"destination_type": to}).output()
+
+
+def channel_split(dims: tuple[int, ...]) -> tuple[Graph, Output]:
+    """x -> VariadicSplit(axis 1, lengths Concat(C/2, C - C/2)) with C read through ShapeOf."""
+    g = Graph()
+    x = parameter(g, dims)
+    shape = convert(g, g.add_node("ShapeOf", [x], outputs=[("i64", (4,))], version="opset3").output(), "i32")
+    channels = g.add_node("Gather", [shape, g.add_constant(np.int64(1)).output(), g.add_constant(np.int32(0)).output()],
+                          outputs=[("i32", ())], version="opset8", attrs={"batch_dims": "0"}).output()
+    half = g.add_node("Divide", [channels, g.add_constant(np.int32(2)).output()], outputs=[("i32", ())],
+                      attrs={"auto_broadcast": "numpy", "m_pythondiv": "true"}).output()
+    rest = g.add_node("Subtract", [channels, half], outputs=[("i32", ())], attrs={"auto_broadcast": "numpy"}).output()
+    unsq = [g.add_node("Unsqueeze", [v, g.add_constant(np.int64(0)).output()], outputs=[("i32", (1,))]).output()
+            for v in (half, rest)]
+    lengths = g.add_node("Concat", unsq, outputs=[("i32", (2,))], attrs={"axis": "0"}).output()
+    half_dims = (dims[0], dims[1] // 2 if dims[1] > 0 else -1, *dims[2:])
+    split = g.add_node("VariadicSplit", [x, g.add_constant(np.int64(1)).output(), lengths],
+                       outputs=[("f32", half_dims), ("f32", half_dims)], name="split")
+    for out in split.outputs:
+        g.add_node("Result", [out])
+    return g, lengths
+
+
+def test_static_channels_read_through_shape_of_become_constant_split_lengths() -> None:
+    g, _ = channel_split((-1, 48, -1, -1))  # batch and H/W dynamic, as convert_model leaves them
+    assert fold_shape_subgraphs(g) > 0
+    lengths = g.find("split").input_node(2)
+    assert lengths.type == "Constant" and lengths.value.tolist() == [24, 24]
+    assert not any(n.type == "ShapeOf" for n in g if n.alive)
+
+
+def test_dynamic_channels_stay_a_shape_subgraph() -> None:
+    g, _ = channel_split((-1, -1, -1, -1))
+    fold_shape_subgraphs(g)
+    assert g.find("split").input_node(2).type == "Concat"
+
+
+def _fake_quantize(g: Graph, x: Output, interval: Output) -> Output:
+    return g.add_node("FakeQuantize", [x, interval, interval, interval, interval], outputs=[("f32", x.shape)],
+                      attrs={"levels": "256", "auto_broadcast": "numpy"}, name="fq").output()
+
+
+def test_f16_constants_fold_except_matmul_weights_and_low_precision_data() -> None:
+    g = Graph()
+    x = parameter(g, (1, 16))
+    f16 = convert(g, g.add_constant(np.float16(0.5), "f16").output(), "f32")
+    y = _fake_quantize(g, x, f16)
+    matmul_weights = convert(g, g.add_constant(np.ones((16, 16), np.float16), "f16").output(), "f32")
+    y = g.add_node("MatMul", [y, matmul_weights], outputs=[("f32", (1, 16))]).output()
+    codes = convert(g, g.add_constant(np.ones((1, 16), np.uint8), "u8").output(), "f32")
+    y = g.add_node("Add", [y, codes], outputs=[("f32", (1, 16))]).output()
+    g.add_node("Result", [y])
+    assert is_function_quantized(g)  # Convert(Constant) intervals count, as in the plugin
+    assert fold_constants(g) == 1
+    fq = g.find("fq")
+    assert all(fq.input_node(i).type == "Constant" and fq.input_value(i).element_type.name == "f32" for i in range(1, 5))
+    kept = [n for n in g if n.type == "Convert" and n.input_node(0).type == "Constant"]
+    assert sorted(n.input_value(0).element_type.name for n in kept) == ["f16", "u8"]
+
+
+def test_weights_decompression_is_marked_to_stay_compressed() -> None:
+    g = Graph()
+    x = parameter(g, (1, 16))
+    w = convert(g, g.add_constant(np.ones((16, 16), np.int8), "i8").output(), "f32")
+    zp = convert(g, g.add_constant(np.int8(1), "i8").output(), "f32")
+    w = g.add_node("Subtract", [w, zp], outputs=[("f32", (16, 16))]).output()
+    w = g.add_node("Multiply", [w, g.add_constant(np.float32(0.1)).output()], outputs=[("f32", (16, 16))]).output()
+    g.add_node("Result", [g.add_node("MatMul", [x, w], outputs=[("f32", (1, 16))]).output()])
+    assert not is_function_quantized(g)
+    assert mark_dequantization(g) == 2
+    assert all(n.annotations.get(DISABLE_CONSTANT_FOLDING) for n in g if n.type == "Convert")
+    applied = run_common_optimizations(g)
+    assert "ConstantFolding" not in applied  # nothing foldable: the decompression stays
