@@ -46,6 +46,9 @@ class Transformation:
     # register_new_node). Most LPT passes never register theirs: False keeps e.g. the Add that
     # AddTransformation builds from being transformed again.
     revisits_created: ClassVar[bool] = True
+    # The opset versions the pass matches (OpenVINO's LPT matches e.g. opset1::MaxPool only);
+    # None: any version. Reports name the version when a consumer is outside it.
+    op_versions: ClassVar[tuple[str, ...] | None] = None
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx

@@ -61,6 +61,8 @@ def explain(original: Node, after: Node, now: Mapping[str, Node], decisions: Map
     """The reason `original` (now `after`; `now` maps names after LPT to nodes) is not in low precision."""
     decision = pick_decision(original.type, [*decisions.get(after.id, ()), *(
         decisions.get(original.id, ()) if original.id != after.id else ())])
+    if decision is not None and original.type == "FakeQuantize" and decision.transformation not in registry.MAIN.names:
+        decision = None  # a cleanup's "not an identity" says nothing about why LPT kept the FakeQuantize
     if decision is not None:
         return Reason(decision.code, decision.detail, decision.transformation)
     names = handlers(original.type)
@@ -73,9 +75,25 @@ def explain(original: Node, after: Node, now: Mapping[str, Node], decisions: Map
         return Reason("transformation_not_implemented", f"lpt does not implement {', '.join(enabled)} yet",
                       enabled[0])
     if original.type == "FakeQuantize":
+        unsupported = _unsupported_consumers(original)
+        if unsupported:
+            return Reason("consumer_not_supported", f"{unsupported[0]} is not in LPT's op list, so the FakeQuantize "
+                          "in front of it stays", enabled[0])
         return Reason("fq_standalone", "the FakeQuantize was kept: no consumer takes its low precision",
                       enabled[0])
     return _from_dequantization(original, after, now, decisions, config, enabled[0])
+
+
+def _unsupported_consumers(node: Node) -> list[str]:
+    """`Type-version` of the consumers no LPT transformation matches (PyTorch's MaxPool-14, ...)."""
+    found = []
+    for consumer in node.consumers():
+        names = handlers(consumer.type)
+        classes = [registry.load(n) for n in names]
+        if names and any(c is None or c.op_versions is None or consumer.version in c.op_versions for c in classes):
+            continue
+        found.append(f"{consumer.type}-{consumer.version.removeprefix('opset')}")
+    return found
 
 
 def _from_dequantization(original: Node, after: Node, now: Mapping[str, Node],

@@ -17,10 +17,11 @@ from ..transformation import Transformation
 class AvgPoolTransformation(Transformation):
     name = "AvgPoolTransformation"
     op_types = ("AvgPool",)
+    op_versions = ("opset1",)
     revisits_created = False
 
     def applies_to(self, node: Node) -> bool:
-        return node.version == "opset1" and node.input_node(0).type == "Multiply"
+        return node.version in self.op_versions and node.input_node(0).type == "Multiply"
 
     def transform(self, node: Node) -> bool:
         precisions = self.config.default_precisions

@@ -13,12 +13,13 @@ from ..transformation import Transformation
 class MaxPoolTransformation(Transformation):
     name = "MaxPoolTransformation"
     op_types = ("MaxPool",)
+    op_versions = ("opset1",)
     revisits_created = False
 
     def applies_to(self, node: Node) -> bool:
         # LPT knows MaxPool-1; the plugin's common optimizations (lpt_cli/lpt/plugin/pooling.py)
         # turn MaxPool-14 and MaxPool-8 into it where they may.
-        return node.version == "opset1" and node.input_node(0).type == "Multiply"
+        return node.version in self.op_versions and node.input_node(0).type == "Multiply"
 
     def transform(self, node: Node) -> bool:
         precisions = self.config.default_precisions
