@@ -122,6 +122,8 @@ def _compute_type(node: Node) -> ElementType:
 
 def _relax(g: Graph, node: Node) -> None:
     ctype = _compute_type(node)
+    if _hoist_dequantization(g, node, ctype):
+        return
     integral_data = False
     for i in _data_inputs(node):
         source = node.inputs[i].source
@@ -150,6 +152,67 @@ def _to_float(g: Graph, source: Output, consumer: Node, ctype: ElementType) -> O
     return _multiply_by_one(g, converted, ctype, f"{consumer.name}/dequantize")
 
 
+def _hoist_dequantization(g: Graph, node: Node, ctype: ElementType) -> bool:
+    """A dequantization by scalars that LPT left behind a chain of Reshape/Transpose (its consumer,
+    e.g. ScaledDotProductAttention, takes no low precision) moves to the chain's head.
+
+    Measured on openvino 2026.4 (BERT, CPU): `FakeQuantize -> Reshape(i8) -> Transpose(i8) ->
+    Convert -> Multiply -> SDPA` makes the plugin swap Convert and Transpose and run the
+    attention in f32, while `FakeQuantize -> Convert -> Multiply -> Reshape -> Transpose` is the
+    original's layout after the plugin's own FakeQuantize decomposition: it runs the same i8
+    attention kernel. With scalar constants the two are the same math.
+    """
+    if node.type not in _DEQUANTIZATION:
+        return False
+    data = next((i for i in (0, 1) if node.input_node(i).type != "Constant"), None)
+    source = node.inputs[data].source if data is not None else None
+    if source is None or not source.element_type.is_integral or len(source.uses) != 1:
+        return False
+    head = _shape_only_head(source)
+    if head is source:
+        return False
+    ops = [node]
+    if node.type == "Subtract":
+        users = node.outputs[0].consumers()
+        if len(users) == 1 and users[0].node.type == "Multiply":
+            ops.append(users[0].node)
+    constants = [op.input_node(1 - _data_index(op, prev)) for op, prev in zip(ops, [source.node, *ops])]
+    if any(c.type != "Constant" or c.output().element_type.is_integral or c.data.count != 1 for c in constants):
+        return False
+    chain = _chain(head, source)
+    value = _convert(g, head, ctype, f"{chain[-1].node.name}/to_{ctype.name}")
+    moved = []
+    for op, constant in zip(ops, constants):
+        value = g.add_node(op.type, [value, constant.output()], outputs=[(ctype, head.shape)],
+                           attrs=dict(op.attrs), name=g.unique_name(f"{op.name}/moved")).outputs[0]
+        moved.append((value.node, op.name))
+    chain[-1].node.set_input(0, value)
+    for out in chain:
+        out.element_type = ctype
+    last = ops[-1].outputs[0]
+    last.replace_all_uses_with(source)
+    source.names, last.names = last.names or source.names, None
+    for op in reversed(ops):
+        g.remove(op)
+    for twin, name in moved:
+        g.rename(twin, name)  # the dequantization keeps its name where it now sits
+    return True
+
+
+def _data_index(op: Node, data: Node) -> int:
+    return 0 if op.input_node(0) is data else 1
+
+
+def _chain(head: Output, end: Output) -> list[Output]:
+    """The outputs of the shape-only ops from `head` (exclusive) to `end`, last first."""
+    chain = []
+    out = end
+    while out is not head:
+        chain.append(out)
+        out = out.node.inputs[0].source
+    return chain
+
+
 def _shape_only_head(source: Output) -> Output:
     """Where a chain of single-use Reshape/Transpose/... ending in `source` starts.
 
@@ -157,22 +220,26 @@ def _shape_only_head(source: Output) -> Output:
     dequantization, which the CPU plugin's LPT moves down through the chain itself. Measured
     on openvino 2026.4: a Q x K^T MatMul fed `Reshape -> Transpose -> Convert -> Multiply(1.0)`
     ran in an f32 attention snippet; fed `Convert -> Multiply(1.0) -> Reshape -> Transpose`,
-    it ran in i8 like the original model.
+    it ran in i8 like the original model. The same for convnext's 7x7 depthwise convolution
+    behind a Transpose: at the head it runs i8, behind the Transpose f32. The chain's last value
+    may feed several ops (convnext's residual) if all of them compute in float anyway.
     """
     head = source
-    while (head.node.type in _SHAPE_ONLY and len(head.uses) == 1
+    while (head.node.type in _SHAPE_ONLY and (len(head.uses) == 1 or head is source and _all_compute(head))
            and head.node.inputs[0].source.element_type == source.element_type):
         head = head.node.inputs[0].source
     return head
 
 
+def _all_compute(value: Output) -> bool:
+    """Every consumer of `value` computes in float (none keeps integers or passes them on)."""
+    return all(use.node.type not in _DATA_MOVEMENT and use.node.type not in _UNTOUCHED
+               and use.node.type not in _DEQUANTIZATION for use in value.uses)
+
+
 def _dequantize_at_head(g: Graph, head: Output, end: Output, ctype: ElementType) -> Output:
     """`Convert -> Multiply(1.0)` on `head`; the shape-only ops from there to `end` now carry `ctype`."""
-    chain = []
-    out = end
-    while out is not head:
-        chain.append(out)
-        out = out.node.inputs[0].source
+    chain = _chain(head, end)
     first = chain[-1].node
     converted = _convert(g, head, ctype, f"{first.name}/to_{ctype.name}")
     first.set_input(0, _multiply_by_one(g, converted, ctype, f"{first.name}/dequantize"))

@@ -228,5 +228,18 @@ def replace_node(old: Node, new: Node) -> None:
     name = old.name
     remove_unused(old)
     if not old.alive:
-        old.graph.rename(old, old.graph.unique_name(f"{name}_original"))
         old.graph.rename(new, name)
+
+
+def name_after_original(name: str, op: Node, dequantization: Node) -> None:
+    """NetworkHelper::copyInfo + updateOutput: the new op keeps the layer's `name`, and its
+    dequantization is `name/DequantizationMultiply`; when a model output follows, the
+    dequantization keeps `name` and the op becomes `name_original`."""
+    graph = op.graph
+    if any(use.node.type == "Result" for use in dequantization.output().uses):
+        graph.rename(op, graph.unique_name(f"{name}_original"))
+        if dequantization.name != name:
+            graph.rename(dequantization, graph.unique_name(name))
+        return
+    graph.rename(dequantization, graph.unique_name(f"{name}/DequantizationMultiply"))
+    graph.rename(op, name if graph.unique_name(name) == name else graph.unique_name(name))

@@ -105,8 +105,9 @@ def test_legalize_works_on_a_copy_and_leaves_data_movement_in_u8() -> None:
 
 
 
-def attention_scores(shared_chain: bool) -> Graph:
-    """i8 -> Reshape -> Transpose -> MatMul(transpose_b), the Transpose also feeding input 1 or not."""
+def attention_scores(shared_chain: bool, integer_output: bool = False) -> Graph:
+    """i8 -> Reshape -> Transpose -> MatMul(transpose_b), the Transpose also feeding input 1 or not,
+    and a model output (that keeps integers) or not."""
     g = Graph("attention")
     shape, split = (1, 4, 8), (1, 4, 2, 4)
     x = g.add_node("Parameter", outputs=[("i8", shape)], name="x", attrs={"shape": "1,4,8", "element_type": "i8"})
@@ -118,6 +119,8 @@ def attention_scores(shared_chain: bool) -> Graph:
     matmul = g.add_node("MatMul", [transpose.outputs[0], other], outputs=[("f32", (1, 2, 4, 4))],
                         attrs={"transpose_a": "false", "transpose_b": "true"}, name="matmul")
     g.add_node("Result", [matmul.outputs[0]], name="y")
+    if integer_output:
+        g.add_node("Result", [transpose.outputs[0]], name="scores_i8")
     return g
 
 
@@ -131,7 +134,15 @@ def test_integer_input_behind_shape_only_ops_is_dequantized_at_their_head():
     assert legal.find("matmul").input_node(0).type == "Transpose"
 
 
-def test_shared_shape_only_chain_keeps_its_integers():
+def test_chain_feeding_only_float_ops_is_dequantized_once_at_its_head():
+    """convnext: the Transpose feeds the depthwise convolution and the residual Add; at the head
+    the plugin runs the convolution in i8, behind the Transpose in f32."""
     legal = legalize_for_runtime(attention_scores(shared_chain=True))
+    assert legal.find("reshape").input_node(0).type == "Multiply"
+    assert legal.find("matmul").input_node(0).type == legal.find("matmul").input_node(1).type == "Transpose"
+
+
+def test_chain_whose_integers_are_also_used_as_such_keeps_them():
+    legal = legalize_for_runtime(attention_scores(shared_chain=True, integer_output=True))
     assert legal.find("reshape").input_node(0).type == "Parameter"
     assert legal.find("transpose").outputs[0].element_type.name == "i8"

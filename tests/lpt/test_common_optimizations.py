@@ -73,7 +73,8 @@ def test_f16_constants_fold_except_matmul_weights_and_low_precision_data() -> No
     assert is_function_quantized(g)  # Convert(Constant) intervals count, as in the plugin
     assert fold_constants(g) == 1
     fq = g.find("fq")
-    assert all(fq.input_node(i).type == "Constant" and fq.input_value(i).element_type.name == "f32" for i in range(1, 5))
+    intervals = [fq.input_value(i) for i in range(1, 5)]
+    assert all(v.node.type == "Constant" and v.element_type.name == "f32" for v in intervals)
     kept = [n for n in g if n.type == "Convert" and n.input_node(0).type == "Constant"]
     assert sorted(n.input_value(0).element_type.name for n in kept) == ["f16", "u8"]
 

@@ -8,9 +8,9 @@ the plugin's FullyConnected reads f16 weights).
 """
 from __future__ import annotations
 
-from ...ir import Graph, Node, Output
 import numpy as np
 
+from ...ir import Graph, Node, Output
 from ..folding import DISABLE_CONSTANT_FOLDING, evaluate, remove_unused
 
 

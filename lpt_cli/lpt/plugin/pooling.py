@@ -30,7 +30,7 @@ def _replace(node: Node, version: str, keep: tuple[str, ...], outputs: int) -> N
 
 
 def _torch_rounding(node: Node) -> bool:
-    return node.attr("rounding_type", "floor").lower() == "ceil_torch"
+    return (node.attr("rounding_type") or "floor").lower() == "ceil_torch"
 
 
 def convert_max_pool_14(graph: Graph) -> int:

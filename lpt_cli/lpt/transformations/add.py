@@ -14,7 +14,7 @@ from ..attributes import is_bias
 from ..dequantization import get_dequantization
 from ..dequantization_folding import empty_values, fold_dequantization, is_zero_constant
 from ..eltwise import (binary, eltwise_can_be_transformed, full_branch_index, multiply_const_branch,
-                       replace_node, swap_multiply_and_add)
+                       name_after_original, replace_node, swap_multiply_and_add)
 from ..folding import fold_convert
 from ..moving import separate_in_standalone_branch
 from ..transformation import Transformation
@@ -108,5 +108,7 @@ class AddTransformation(Transformation):
         new_add = binary(graph, "Add", inputs[0], inputs[1], f32)
         scale = graph.add_constant(scale_e, deq)
         new_multiply = binary(graph, "Multiply", new_add.output(), scale.output(), add.output().element_type)
+        name = add.name
         replace_node(add, new_multiply)
+        name_after_original(name, new_add, new_multiply)
         return True
