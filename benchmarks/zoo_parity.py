@@ -68,9 +68,10 @@ def _kernels(run: PluginRun) -> Counter[tuple[str, str, str]]:
 
 
 def _int8_layers(run: PluginRun) -> list[RuntimeLayer]:
-    """Weightable ops on an integer kernel (`..._I8`/`_i8`); a weight-compressed FullyConnected
-    reports u8/u4 weights but computes in f32, so the runtime precision alone does not tell."""
-    return [layer for layer in run.layers if layer.layer_type in WEIGHTABLE_RUNTIME
+    """Ops on an integer kernel (`..._I8`/`_i8`) that may hold a weightable layer: the weightable
+    kernels, and snippets Subgraphs (an attention MatMul runs inside one). A weight-compressed
+    FullyConnected reports u8/u4 weights but computes in f32: the precision alone does not tell."""
+    return [layer for layer in run.layers if layer.layer_type in (*WEIGHTABLE_RUNTIME, "Subgraph")
             and layer.primitive.lower().endswith(("_i8", "_u8"))]
 
 
