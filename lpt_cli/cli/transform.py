@@ -87,7 +87,7 @@ def transform(model: Path, config_spec: str, output: Path | None, dialect: str, 
         write_ir(graph, output, dialect=dialect, protect=protect)
     if not quiet:
         _summary(model, output, dialect, config.name, before, graph, result.applied,
-                 time.perf_counter() - started)
+                 time.perf_counter() - started, result.not_quantized)
         if trace_dir is not None:
             _trace_summary(trace_dir, traced)
 
@@ -135,7 +135,7 @@ def _status(quiet: bool) -> Iterator[Callable[[str], None]]:
 
 
 def _summary(model: Path, output: Path, dialect: str, config_name: str, before: Counter[str],
-             graph: Graph, applied: Counter[str], seconds: float) -> None:
+             graph: Graph, applied: Counter[str], seconds: float, not_quantized: bool = False) -> None:
     """A few lines on stderr (stdout stays clean for scripts)."""
     from rich.console import Console
 
@@ -149,3 +149,6 @@ def _summary(model: Path, output: Path, dialect: str, config_name: str, before: 
     if applied:
         top = ", ".join(f"{name} x{count}" for name, count in applied.most_common(8))
         console.print(f"  applied: {top}")
+    if not_quantized:
+        console.print("  no FakeQuantize: LPT does not run on this model, as in the plugin (a weight-only "
+                      "compressed model keeps its compressed weights)")

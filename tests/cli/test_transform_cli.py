@@ -194,3 +194,19 @@ def test_internal_error_in_a_pass_names_the_pass_and_layer(tmp_path: Path, monke
     assert line == ("lpt: internal error in AddTransformation at layer 'add' (id 2): KeyError: 'scale' "
                     "(run with --debug for the traceback)")
     assert not (tmp_path / "o.xml").exists()
+
+
+def test_model_without_fake_quantize_is_left_as_the_plugin_leaves_it(tmp_path: Path) -> None:
+    import numpy as np
+
+    from lpt_cli.ir.reader import read_ir
+
+    model = make_model(tmp_path)
+    out = tmp_path / "out.xml"
+    result = CliRunner().invoke(main, ["transform", str(model), "--config", "cpu", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "no FakeQuantize: LPT does not run on this model, as in the plugin" in " ".join(result.stderr.split())
+    before, after = read_ir(model), read_ir(out)
+    assert sorted(n.type for n in before) == sorted(n.type for n in after)
+    bias = next(n for n in after if n.type == "Constant")
+    assert np.array_equal(bias.value, next(n for n in before if n.type == "Constant").value)
