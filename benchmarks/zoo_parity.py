@@ -8,8 +8,10 @@ runtime and lowp dialects; the original and lpt's runtime output are compiled by
   compiles  lpt's runtime output compiles and runs
   kernels   the same weightable kernels (layerType, runtimePrecision, primitiveType), counted
   names     every INT8 weightable layer of the original is still named in lpt's runtime model
-  outputs   outputs within 1e-5 of max|output| on full-size inputs (padded attention masks)
-  lowp      in lpt's lowp output those layers take u8/i8 (directly or via a zero-point Subtract)
+  outputs   outputs within 1e-5 of max|output| on full-size inputs (padded attention masks, 128
+            tokens); bit-exact for a model without FakeQuantize (weight-only compressed: no LPT)
+  lowp      in lpt's lowp output (read back) those layers take u8/i8, directly or through a
+            zero-point Subtract
   report    `lpt report` predicts exactly the weightable layers the plugin runs in INT8
   size      the output .bin is at most 1.1x the input's
 """
@@ -17,36 +19,34 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 import tempfile
 import time
-from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from fixtures import zoo  # noqa: E402
-from lpt_cli.ir.reader import read_ir  # noqa: E402
-from lpt_cli.ir.writer import write_ir  # noqa: E402
-from lpt_cli.lpt.config import load_config  # noqa: E402
-from lpt_cli.lpt.pipeline import run_pipeline  # noqa: E402
-from lpt_cli.reports.analyze import analyze  # noqa: E402
-from lpt_cli.runtime.layers import RuntimeLayer  # noqa: E402
-from lpt_cli.runtime.oracle import PluginRun, plugin_run  # noqa: E402
+from fixtures import zoo
+from lpt_cli.ir.reader import read_ir
+from lpt_cli.ir.writer import write_ir
+from lpt_cli.lpt.config import load_config
+from lpt_cli.lpt.pipeline import run_pipeline
+from lpt_cli.reports.analyze import analyze
+from lpt_cli.reports.topology import (
+    WEIGHTABLE,
+    by_name,
+    find_twin,
+    is_low,
+    layer_operands,
+)
+from lpt_cli.runtime import parity
+from lpt_cli.runtime.oracle import plugin_run
 
 CHECKS = ("compiles", "kernels", "names", "outputs", "lowp", "report", "size")
-WEIGHTABLE_RUNTIME = frozenset({"Convolution", "GroupConvolution", "Deconvolution", "FullyConnected", "MatMul",
-                                "FullyConnectedCompressed"})
-WEIGHTABLE_IR = frozenset({"Convolution", "GroupConvolution", "ConvolutionBackpropData", "MatMul"})
 TOLERANCE = 1e-5
-# Names OpenVINO generated (`Multiply_42810` for a convolution a converter folded a Multiply
-# into): no user knows them, and the plugin renumbers them, so the names check skips them.
-_AUTO_NAME = re.compile(r"^[A-Z][A-Za-z0-9]*_\d+$")
 
 
 @dataclass
@@ -61,79 +61,102 @@ class Row:
         if detail:
             self.details[check] = detail
 
+    def guarded(self, check: str, run: Callable[[], tuple[bool, str]]) -> None:
+        """Records `run()`'s verdict, or a crash of the check itself as its failure."""
+        try:
+            self.record(check, *run())
+        except Exception as exc:  # noqa: BLE001 - one broken check never stops the others
+            self.record(check, False, f"crash: {type(exc).__name__}: {str(exc)[:200]}")
 
-def _kernels(run: PluginRun) -> Counter[tuple[str, str, str]]:
-    return Counter((layer.layer_type, layer.runtime_precision, layer.primitive) for layer in run.layers
-                   if layer.layer_type in WEIGHTABLE_RUNTIME)
+    def fail_rest(self, detail: str) -> None:
+        for check in CHECKS:
+            if check not in self.results:
+                self.record(check, False, detail)
 
 
-def _int8_layers(run: PluginRun) -> list[RuntimeLayer]:
-    """Ops on an integer kernel (`..._I8`/`_i8`) that may hold a weightable layer: the weightable
-    kernels, and snippets Subgraphs (an attention MatMul runs inside one). A weight-compressed
-    FullyConnected reports u8/u4 weights but computes in f32: the precision alone does not tell."""
-    return [layer for layer in run.layers if layer.layer_type in (*WEIGHTABLE_RUNTIME, "Subgraph")
-            and layer.primitive.lower().endswith(("_i8", "_u8"))]
-
-
-def _ir_layer(layer: RuntimeLayer, weightable: set[str]) -> str | None:
-    """The IR weightable layer a runtime op computes (LPT names a MatMul's output NAME/DequantizationMultiply)."""
-    for name in layer.original_names:
-        for candidate in (name, name.removesuffix("/DequantizationMultiply")):
-            if candidate in weightable:
-                return candidate
-    return None
+def _lowp_operands(original: Path, lowp: Path, names: set[str]) -> tuple[bool, str]:
+    """Every layer of `names` takes u8/i8 operands in lpt's lowp graph (through a zero point)."""
+    before, now = by_name(read_ir(original)), by_name(read_ir(lowp))
+    float_fed = []
+    for name in sorted(names):
+        twin = find_twin(before[name], now)
+        operands = layer_operands(twin) if twin is not None else []
+        if len(operands) != 2 or not all(is_low(v) for v in operands):
+            float_fed.append(name)
+    return not float_fed, f"{len(float_fed)} of {len(names)} not u8/i8: {float_fed[:2]}" if float_fed else ""
 
 
 def check_model(name: str, folder: Path, work: Path) -> Row:
-    """Runs every check on one zoo model; a failing check never stops the others."""
+    """Runs every check on one zoo model; a failing or crashing check never stops the others."""
     row = Row(name)
     doc = zoo.sidecar(folder, name)
     xml = folder / f"{name}.xml"
-    assert doc is not None, f"{name} is not built in {folder}"
+    if doc is None:
+        row.fail_rest(f"not built in {folder}")
+        return row
     feed = zoo.test_inputs(doc)
     config = load_config("cpu")
-    start = time.perf_counter()
-    graph = read_ir(xml)
-    run_pipeline(graph, config)
-    runtime_xml, lowp_xml = work / f"{name}.runtime.xml", work / f"{name}.lowp.xml"
-    write_ir(graph, runtime_xml, dialect="runtime")
-    row.transform_seconds = time.perf_counter() - start
-    write_ir(graph, lowp_xml, dialect="lowp")
-
-    ratio = runtime_xml.with_suffix(".bin").stat().st_size / max(xml.with_suffix(".bin").stat().st_size, 1)
-    row.record("size", ratio <= 1.1, f"{ratio:.2f}x")
-
-    original, ours = plugin_run(xml, feed), plugin_run(runtime_xml, feed)
+    source = read_ir(xml)
+    weightable = {n.name for n in source if n.type in WEIGHTABLE}
+    fake_quantized = any(n.type == "FakeQuantize" for n in source)
+    original = plugin_run(xml, feed)
     if not original.ok:
-        raise RuntimeError(f"{name}: the original does not run on the plugin: {original.error}")
-    row.record("compiles", ours.ok, "" if ours.ok else f"{'crash' if ours.crashed else 'refused'}: {ours.error}")
-    weightable = {n.name for n in read_ir(xml) if n.type in WEIGHTABLE_IR}
-    plugin_int8 = {ir for layer in _int8_layers(original) if (ir := _ir_layer(layer, weightable))}
-    # Layers the plugin fused into a node named otherwise (an attention Subgraph): it does not say
-    # how they ran, so they are compared on neither side.
-    seen = {ir for layer in original.layers if (ir := _ir_layer(layer, weightable))}
-    report = analyze(xml, config).report
-    predicted = {r.name for r in report.layers if r.type in WEIGHTABLE_IR and r.status == "low-precision"}
-    missing = sorted(plugin_int8 - predicted)
-    row.record("lowp", not missing, f"{len(missing)} of {len(plugin_int8)} not u8/i8: {missing[:2]}" if missing else "")
-    extra = sorted((predicted & seen) - plugin_int8)
-    row.record("report", not missing and not extra,
-               f"missing {len(missing)}, extra {len(extra)} {extra[:2]}" if missing or extra else "")
-    if not ours.ok:
-        for check in ("kernels", "names", "outputs"):
-            row.record(check, False, "no runtime model")
+        row.fail_rest(f"the original does not run on the plugin: {original.error}")
         return row
-    want, got = _kernels(original), _kernels(ours)
-    row.record("kernels", want == got, "" if want == got else
-               f"original-only {sorted((want - got).items())[:2]}, lpt-only {sorted((got - want).items())[:2]}")
-    names = {n for layer in ours.layers for n in layer.original_names}
-    own = sorted(n for n in plugin_int8 if not _AUTO_NAME.match(n))
-    lost = [n for n in own if n not in names and not any(m.startswith(f"{n}/Dequantization") for m in names)]
-    row.record("names", not lost, f"{len(lost)} of {len(own)} lost, e.g. {lost[0]}" if lost else "")
-    errors = [float(np.abs(a.astype(np.float64) - b).max() / max(float(np.abs(a).max()), 1e-30))
-              for a, b in zip(original.outputs, ours.outputs)]
-    worst = max(errors) if errors else 0.0
-    row.record("outputs", worst <= TOLERANCE, f"{worst:.1e}")
+    plugin_int8 = parity.int8_ir_layers(original.layers, weightable)
+    seen = parity.visible_ir_layers(original.layers, weightable)
+
+    def predicted() -> tuple[bool, str]:
+        report = analyze(xml, config).report
+        low = {r.name for r in report.layers if r.type in WEIGHTABLE and r.status == "low-precision"}
+        missing, extra = sorted(plugin_int8 - low), sorted((low & seen) - plugin_int8)
+        ok = not missing and not extra
+        return ok, "" if ok else f"missing {len(missing)} {missing[:2]}, extra {len(extra)} {extra[:2]}"
+
+    row.guarded("report", predicted)
+    runtime_xml, lowp_xml = work / f"{name}.runtime.xml", work / f"{name}.lowp.xml"
+    try:
+        start = time.perf_counter()
+        graph = read_ir(xml)
+        run_pipeline(graph, config)
+        write_ir(graph, runtime_xml, dialect="runtime")
+        row.transform_seconds = time.perf_counter() - start
+        write_ir(graph, lowp_xml, dialect="lowp")
+    except Exception as exc:  # noqa: BLE001 - reported as the row's failure
+        row.fail_rest(f"transform crashed: {type(exc).__name__}: {str(exc)[:200]}")
+        return row
+
+    def size() -> tuple[bool, str]:
+        ratio = runtime_xml.with_suffix(".bin").stat().st_size / max(xml.with_suffix(".bin").stat().st_size, 1)
+        return ratio <= 1.1, f"{ratio:.2f}x"
+
+    row.guarded("size", size)
+    row.guarded("lowp", lambda: _lowp_operands(xml, lowp_xml, plugin_int8))
+    ours = plugin_run(runtime_xml, feed)
+    row.record("compiles", ours.ok, "" if ours.ok else f"{'crash' if ours.crashed else 'refused'}: {ours.error}")
+    if not ours.ok:
+        row.fail_rest("no runtime model")
+        return row
+
+    def kernels() -> tuple[bool, str]:
+        want, got = parity.weightable_kernels(original.layers), parity.weightable_kernels(ours.layers)
+        return want == got, "" if want == got else (
+            f"original-only {sorted((want - got).items())[:2]}, lpt-only {sorted((got - want).items())[:2]}")
+
+    def names() -> tuple[bool, str]:
+        lost = parity.lost_names(plugin_int8, ours.layers)
+        return not lost, f"{len(lost)} of {len(plugin_int8)} lost, e.g. {lost[0]}" if lost else ""
+
+    def outputs() -> tuple[bool, str]:
+        worst = parity.worst_relative_error(original.outputs, ours.outputs)
+        if not fake_quantized:  # no LPT at all: the very same computation
+            exact = parity.bit_exact(original.outputs, ours.outputs)
+            return exact, "bit-exact" if exact else f"not bit-exact: {worst:.1e}"
+        return worst <= TOLERANCE, f"{worst:.1e}"
+
+    row.guarded("kernels", kernels)
+    row.guarded("names", names)
+    row.guarded("outputs", outputs)
     return row
 
 
@@ -143,8 +166,13 @@ def run(folder: Path, names: list[str]) -> list[Row]:
         for entry in zoo.ZOO:
             if names and entry.name not in names:
                 continue
-            zoo.build(entry, folder)
-            rows.append(check_model(entry.name, folder, Path(tmp)))
+            try:
+                zoo.build(entry, folder)
+            except Exception as exc:  # noqa: BLE001 - a model that cannot be built is a failed row
+                rows.append(Row(entry.name))
+                rows[-1].fail_rest(f"build failed: {type(exc).__name__}: {str(exc)[:200]}")
+            else:
+                rows.append(check_model(entry.name, folder, Path(tmp)))
             print(format_row(rows[-1]), flush=True)
     return rows
 

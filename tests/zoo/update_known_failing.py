@@ -38,9 +38,9 @@ def main(argv: list[str] | None = None) -> int:
     kept = []  # what other CPU variants recorded
     for line in path.read_text().splitlines() if path.exists() else []:
         fields = line.split()
-        if line.startswith("# recorded:") and fields[-1] != variant:
-            kept.append(line)
-        elif len(fields) >= 2 and "::" in fields[1] and fields[0] != variant:
+        recorded_elsewhere = line.startswith("# recorded:") and fields[-1] != variant
+        entry_elsewhere = len(fields) >= 2 and "::" in fields[1] and fields[0] != variant
+        if recorded_elsewhere or entry_elsewhere:
             kept.append(line)
     rows = parity.run(args.zoo, [])
     lines = [f"{variant} {row.model}::{check}  # {row.details.get(check, '').replace(chr(10), ' ')[:150]}"

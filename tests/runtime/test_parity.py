@@ -1,0 +1,45 @@
+"""The comparisons of two plugin runs the zoo parity check is built on."""
+from __future__ import annotations
+
+import numpy as np
+
+from lpt_cli.runtime import parity
+from lpt_cli.runtime.layers import RuntimeLayer
+
+
+def _layer(name: str, kind: str, precision: str, primitive: str, *names: str) -> RuntimeLayer:
+    return RuntimeLayer(name, kind, precision, ("f32",), primitive, names or (name,))
+
+
+RUN = [
+    _layer("conv1", "Convolution", "u8", "brgconv_avx2_I8", "conv1", "relu1"),
+    _layer("fc", "FullyConnected", "f32", "brgemm_avx2_f32", "fc/DequantizationMultiply", "fc"),
+    _layer("qkv", "FullyConnected", "u8", "brgemm_avx2_i8", "Multiply_123", "qkv/DequantizationMultiply"),
+    _layer("wc", "FullyConnectedCompressed", "u8", "brgemm_avx2_f32", "wc"),
+    _layer("relu2", "Eltwise", "f32", "jit_avx2_f32"),
+]
+WEIGHTABLE = {"conv1", "fc", "qkv", "wc"}
+
+
+def test_int8_layers_are_named_by_their_ir_layer() -> None:
+    assert parity.int8_ir_layers(RUN, WEIGHTABLE) == {"conv1", "qkv"}
+    assert parity.visible_ir_layers(RUN, WEIGHTABLE) == WEIGHTABLE
+
+
+def test_kernels_are_counted_by_type_precision_primitive() -> None:
+    kernels = parity.weightable_kernels([*RUN, RUN[0]])
+    assert kernels[("Convolution", "u8", "brgconv_avx2_I8")] == 2
+    assert ("Eltwise", "f32", "jit_avx2_f32") not in kernels
+
+
+def test_lost_names_skip_generated_names_and_accept_the_dequantization_name() -> None:
+    assert parity.lost_names({"conv1", "qkv", "gone", "Multiply_77"}, RUN) == ["gone"]
+
+
+def test_relative_error_and_exactness() -> None:
+    ref = [np.array([1.0, -4.0], dtype=np.float32)]
+    assert parity.worst_relative_error(ref, [np.array([1.0, -3.0], dtype=np.float32)]) == 0.25
+    assert parity.worst_relative_error(ref, [np.zeros(3, dtype=np.float32)]) == float("inf")
+    assert parity.worst_relative_error(ref, []) == float("inf")
+    assert parity.bit_exact(ref, [ref[0].copy()])
+    assert not parity.bit_exact(ref, [ref[0].astype(np.float64)])
