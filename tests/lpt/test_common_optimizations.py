@@ -92,3 +92,32 @@ def test_weights_decompression_is_marked_to_stay_compressed() -> None:
     assert all(n.annotations.get(DISABLE_CONSTANT_FOLDING) for n in g if n.type == "Convert")
     applied = run_common_optimizations(g)
     assert "ConstantFolding" not in applied  # nothing foldable: the decompression stays
+
+
+def _mvn(g: Graph, shape: tuple[int, ...], axes: list[int]) -> None:
+    x = parameter(g, shape, "u8")
+    scaled = g.add_node("Multiply", [convert(g, x, "f32"), g.add_constant(np.float32(0.1)).output()],
+                        outputs=[("f32", shape)]).output()
+    mvn = g.add_node("MVN", [scaled, g.add_constant(np.array(axes, np.int64)).output()], outputs=[("f32", shape)],
+                     version="opset6", name="mvn",
+                     attrs={"eps": "1e-06", "normalize_variance": "true", "eps_mode": "inside_sqrt"})
+    g.add_node("Result", [mvn.output()])
+
+
+def test_mvn_the_cpu_kernel_cannot_run_is_left_to_the_plugin() -> None:
+    """LayerNorm over the last axis of a 4-D tensor (ConvNeXt, Swin): the plugin decomposes it
+    before LPT, so no dequantization moves through it; over the last axis of 3-D (BERT) it stays."""
+    from lpt_cli.lpt.config import config_from_dict
+    from lpt_cli.lpt.pipeline import run_pipeline
+    from lpt_cli.lpt.plugin.mvn import DECOMPOSED_BY_PLUGIN, cpu_runs_mvn, mark_mvn_decomposition
+
+    for shape, axes, runs in (((1, 8, 8, 16), [-1], False), ((1, 8, 16), [-1], True), ((1, 16, 8, 8), [2, 3], True),
+                              ((1, 16, 8, 8), [1, 2, 3], True), ((1, 16, 8, 8), [1], False)):
+        g = Graph()
+        _mvn(g, shape, axes)
+        assert cpu_runs_mvn(g.find("mvn")) is runs, (shape, axes)
+        mark_mvn_decomposition(g)
+        run_pipeline(g, config_from_dict({"transformations": {"only": ["MVNTransformation"]}}))
+        mvn = g.find("mvn")
+        assert bool(mvn.annotations.get(DECOMPOSED_BY_PLUGIN)) is not runs
+        assert (mvn.input_node(0).type == "Multiply") is not runs  # the dequantization moved only if kept

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from ...ir import Graph
 from .constant_folding import fold_constants
 from .mark_dequantization import mark_dequantization
+from .mvn import mark_mvn_decomposition
 from .pooling import convert_avg_pool_14, convert_max_pool_8, convert_max_pool_14
 from .quantized import is_function_quantized
 from .shape_folding import fold_shape_subgraphs
@@ -30,6 +31,7 @@ PASSES: tuple[tuple[str, SubPass], ...] = (
     ("ConvertMaxPool14ToMaxPool8", convert_max_pool_14),
     ("ConvertMaxPool8ToMaxPool1", convert_max_pool_8),
     ("ConvertAvgPool14ToAvgPool1", convert_avg_pool_14),
+    ("MVN6Decomposition", mark_mvn_decomposition),
     ("ConstantFolding", fold_constants),
     ("ShapeOfConstantFolding", fold_shape_subgraphs),
 )
