@@ -34,17 +34,28 @@ Exit codes:
               help="Exit 3 when less than PCT percent of weightable MACs end up in low precision.")
 @click.option("--layer", "layer_name", metavar="NAME",
               help="Show one layer: its status and the ops around it before and after LPT.")
+@click.option("--shape", "shape_specs", multiple=True, metavar="NAME=D,D,...",
+              help="Input shape for the MACs of models with dynamic dimensions, as benchmark_app -shape "
+                   "(repeatable; a bare 1,3,224,224 for a one-input model). Without it, dynamic "
+                   "dimensions count as 1 and the summary says the MACs are per output position.")
 @click.option("--runtime", "device", metavar="DEVICE",
               help="Also compile the original and the transformed model on DEVICE (e.g. CPU), run them "
                    "with performance counters and compare the prediction with what ran in INT8.")
 def report(model: Path, config_spec: str, fmt: str, fail_under: float | None, layer_name: str | None,
-           device: str | None) -> None:
+           shape_specs: tuple[str, ...], device: str | None) -> None:
     """Per-layer precision report of MODEL after LPT (run in memory; nothing is written).
 
     With --runtime and --format json, the comparison is a `runtime` section of the JSON
     (the performance counters are then left out); otherwise it follows the report as text.
     """
-    analysis = analyze(model, load_config(config_spec))
+    config = load_config(config_spec)
+    shapes = None
+    if shape_specs:
+        from ..runtime.inputs import parse_shapes
+        from ..runtime.shapes import weightable_shapes
+
+        shapes = weightable_shapes(model, parse_shapes(shape_specs))
+    analysis = analyze(model, config, shapes)
     if layer_name is not None:
         _show_layer(analysis, layer_name)
     elif fmt == "json":

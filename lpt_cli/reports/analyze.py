@@ -5,6 +5,7 @@ decides per original layer what happened, and `verify`/`benchmark` need both mod
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from ..ir.writer import write_ir
 from ..lpt.config import Config, cpu_variant, read_cpuinfo
 from ..lpt.pipeline import PipelineResult, run_pipeline
 from .classify import build_report
+from .macs import LayerShapes
 from .model import Report
 
 
@@ -26,12 +28,13 @@ class Analysis:
     report: Report
 
 
-def analyze(xml_path: str | Path, config: Config) -> Analysis:
-    """Reads `xml_path`, runs LPT under `config` in memory, and reports per original layer."""
+def analyze(xml_path: str | Path, config: Config, shapes: Mapping[str, LayerShapes] | None = None) -> Analysis:
+    """Reads `xml_path`, runs LPT under `config` in memory, and reports per original layer
+    (`shapes`: static shapes of weightable layers for their MACs)."""
     after = read_ir(xml_path)
     before = copy_graph(after)
     result = run_pipeline(after, config)
-    report = build_report(str(xml_path), before, after, result, config, host_isa())
+    report = build_report(str(xml_path), before, after, result, config, host_isa(), shapes)
     return Analysis(before, after, result, report)
 
 

@@ -10,26 +10,27 @@ from ..lpt.pipeline import PipelineResult
 from ..lpt.plugin import is_function_quantized
 from ..lpt.transformation import Decision
 from .compression import weight_compressed_layers
-from .macs import layer_macs
+from .macs import LayerShapes, layer_macs
 from .model import LOW, NOT_QUANTIZED, ORIGINAL, REMOVED, STATUSES, LayerRow, Reason, Report, Summary
 from .reasons import explain
 from .topology import WEIGHTABLE, by_name, data_inputs, find_twin, is_low, is_quantized, layer_operands, layers
 
 
 def build_report(model: str, before: Graph, after: Graph, result: PipelineResult, config: Config,
-                 isa: str) -> Report:
-    """The report of one pipeline run; `before` is a snapshot taken before the run."""
-    rows = tuple(layer_rows(before, after, result.decisions, config))
-    return Report(model, rows, summarize(rows, before, after, result, config, isa))
+                 isa: str, shapes: Mapping[str, LayerShapes] | None = None) -> Report:
+    """The report of one pipeline run; `before` is a snapshot taken before the run; `shapes`
+    gives weightable layers static shapes for their MACs (`lpt report --shape`)."""
+    rows = tuple(layer_rows(before, after, result.decisions, config, shapes or {}))
+    return Report(model, rows, summarize(rows, before, after, result, config, isa, bool(shapes)))
 
 
 def layer_rows(before: Graph, after: Graph, decisions: Mapping[int, list[Decision]],
-               config: Config) -> list[LayerRow]:
+               config: Config, shapes: Mapping[str, LayerShapes] | None = None) -> list[LayerRow]:
     now = by_name(after)
     rows = []
     for node in layers(before):
         twin = find_twin(node, now)
-        macs = layer_macs(node) if node.type in WEIGHTABLE else None
+        macs = layer_macs(node, (shapes or {}).get(node.name)) if node.type in WEIGHTABLE else None
         if twin is None:
             reason = Reason("removed", "not in the transformed model: LPT folded or fused it")
             rows.append(_row(node, None, REMOVED, reason, macs))
@@ -64,7 +65,7 @@ def _row(original: Node, twin: Node | None, status: str, reason: Reason | None, 
 
 
 def summarize(rows: tuple[LayerRow, ...], before: Graph, after: Graph, result: PipelineResult,
-              config: Config, isa: str) -> Summary:
+              config: Config, isa: str, static_shapes: bool = False) -> Summary:
     counts = Counter(r.status for r in rows)
     weightable = [r for r in rows if r.type in WEIGHTABLE]
     low = [r for r in weightable if r.status == LOW]
@@ -86,7 +87,8 @@ def summarize(rows: tuple[LayerRow, ...], before: Graph, after: Graph, result: P
         applied=dict(result.applied), unimplemented=tuple(result.unimplemented),
         weight_compressed=dict(Counter(weight_compressed_layers(before, not result.not_quantized
                                                                 and is_function_quantized(before)).values())),
-        macs_per_position=any(_dynamic(node) for node in layers(before) if node.type in WEIGHTABLE),
+        macs_per_position=not static_shapes and any(_dynamic(node) for node in layers(before)
+                                                    if node.type in WEIGHTABLE),
     )
 
 

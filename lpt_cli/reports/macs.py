@@ -1,7 +1,8 @@
 """Multiply-accumulate counts of weightable layers, from the original model's shapes.
 
 The low-precision share is MAC-weighted because one big Convolution left in f32 costs more
-than ten small ones in INT8; dynamic dimensions count as 1 (the share stays meaningful).
+than ten small ones in INT8. Dynamic dimensions count as 1 (MACs per output position, which
+the report says) unless the caller gives static shapes (`lpt report --shape`).
 """
 from __future__ import annotations
 
@@ -16,11 +17,15 @@ def _prod(dims: Shape) -> int:
     return total
 
 
-def layer_macs(node: Node) -> int | None:
-    """MACs of one inference of a weightable layer; None for other ops or unknown ranks."""
+LayerShapes = tuple[Shape, Shape, Shape]  # data input, weights input, output
+
+
+def layer_macs(node: Node, static: LayerShapes | None = None) -> int | None:
+    """MACs of one inference of a weightable layer (with `static` shapes when given); None for
+    other ops or unknown ranks."""
     if len(node.inputs) < 2 or not node.outputs:
         return None
-    data, weights, out = node.inputs[0].source.shape, node.inputs[1].source.shape, node.outputs[0].shape
+    data, weights, out = static or (node.inputs[0].source.shape, node.inputs[1].source.shape, node.outputs[0].shape)
     if data is None or weights is None or out is None:
         return None
     if node.type == "Convolution":

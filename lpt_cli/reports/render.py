@@ -53,7 +53,7 @@ def summary_lines(s: Summary) -> list[str]:
     ]
     if s.macs_per_position:
         lines.append("MACs: the model has dynamic dimensions (batch, H/W or sequence); they count as 1, so MACs "
-                     "are per output position")
+                     "are per output position (give --shape NAME=1,3,224,224 for a full inference)")
     if s.weight_compressed:
         kinds = ", ".join(f"{t} x{n}" for t, n in sorted(s.weight_compressed.items()))
         lines.append(f"weight-compressed (no FakeQuantize): {sum(s.weight_compressed.values())} weightable layers "

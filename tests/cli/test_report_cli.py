@@ -103,3 +103,33 @@ def test_json_with_runtime_has_a_runtime_section(models):
     assert runtime["device"] == "CPU" and "conv" in runtime["disagreements"]
     conv = next(layer for layer in runtime["layers"] if layer["name"] == "conv")
     assert conv["original"]["low_precision"] and not conv["original"]["fused"]
+
+
+def _dynamic_conv(folder):
+    """x [?,3,?,?] -> FakeQuantize -> Convolution(8 filters 3x3, pad 1) with quantized weights."""
+    import numpy as np
+    import openvino as ov
+    import openvino.opset13 as ops
+
+    x = ops.parameter(ov.PartialShape([-1, 3, -1, -1]), np.float32, name="x")
+    act = ops.fake_quantize(x, 0.0, 2.55, 0.0, 2.55, 256)
+    w = ops.fake_quantize(ops.constant(np.random.default_rng(0).uniform(-1, 1, (8, 3, 3, 3)).astype(np.float32)),
+                          -1.0, 1.0, -1.0, 1.0, 255)
+    conv = ops.convolution(act, w, [1, 1], [1, 1], [1, 1], [1, 1])
+    path = folder / "dyn_conv.xml"
+    ov.save_model(ov.Model([conv], [x], "dyn_conv"), path)
+    return path
+
+
+def test_shape_gives_macs_of_a_full_inference(tmp_path):
+    model = _dynamic_conv(tmp_path)
+    per_position = run(model, "--format", "json")
+    assert per_position.exit_code == 0, per_position.output
+    summary = json.loads(per_position.stdout)["summary"]
+    assert summary["macs_per_position"] is True and summary["macs_total"] == 8 * 3 * 3 * 3
+    full = run(model, "--format", "json", "--shape", "x=1,3,16,16")
+    summary = json.loads(full.stdout)["summary"]
+    assert summary["macs_per_position"] is False and summary["macs_total"] == 16 * 16 * 8 * 3 * 3 * 3
+    assert "MACs are per output position" in run(model).stdout
+    bad = run(model, "--shape", "x=1,3,2")
+    assert bad.exit_code == 2 and bad.stderr.startswith("lpt: error: --shape: the model cannot take these shapes")
