@@ -142,8 +142,8 @@ def _to_float(g: Graph, source: Output, consumer: Node, ctype: ElementType) -> O
     """`source` as `ctype`, in a form the plugin recognizes as (part of) a dequantization."""
     continues = consumer.type in _DEQUANTIZATION and source.node.type != "Constant"
     plain = continues or (consumer.type in _ARITHMETIC and source.node.type == "Constant")
-    if source.element_type.is_integral and not plain:
-        head = _shape_only_head(source)
+    if source.element_type.is_integral and (continues or not plain):
+        head = _shape_only_head(source, dequantization_ok=continues)
         if head is not source:
             return _dequantize_at_head(g, head, source, ctype)
     converted = _convert(g, source, ctype, f"{consumer.name}/to_{ctype.name}")
@@ -213,7 +213,7 @@ def _chain(head: Output, end: Output) -> list[Output]:
     return chain
 
 
-def _shape_only_head(source: Output) -> Output:
+def _shape_only_head(source: Output, dequantization_ok: bool = False) -> Output:
     """Where a chain of single-use Reshape/Transpose/... ending in `source` starts.
 
     Written at the chain's head, `Convert -> Multiply(1.0)` looks like a quantizer output's
@@ -223,18 +223,27 @@ def _shape_only_head(source: Output) -> Output:
     it ran in i8 like the original model. The same for convnext's 7x7 depthwise convolution
     behind a Transpose: at the head it runs i8, behind the Transpose f32. The chain's last value
     may feed several ops (convnext's residual) if all of them compute in float anyway.
+
+    A zero-point dequantization behind the chain (`dequantization_ok`: the consumer is LPT's
+    `Subtract(u8, zero point)`) needs the head too. Measured on openvino 2026.4 (AVX2, convnext's
+    stem LayerNorm -> FakeQuantize(u8) -> Transpose -> 7x7 depthwise): `Transpose(u8) -> Convert
+    -> Subtract -> Multiply(1.0) -> GroupConvolution` crashes `compile_model` (segfault), with
+    another scale it runs f32; `Convert -> Multiply(1.0)` before the Transpose runs the same i8
+    kernel as the original, bit-exact.
     """
     head = source
-    while (head.node.type in _SHAPE_ONLY and (len(head.uses) == 1 or head is source and _all_compute(head))
+    while (head.node.type in _SHAPE_ONLY
+           and (len(head.uses) == 1 or head is source and _all_compute(head, dequantization_ok))
            and head.node.inputs[0].source.element_type == source.element_type):
         head = head.node.inputs[0].source
     return head
 
 
-def _all_compute(value: Output) -> bool:
-    """Every consumer of `value` computes in float (none keeps integers or passes them on)."""
+def _all_compute(value: Output, dequantization_ok: bool = False) -> bool:
+    """Every consumer of `value` computes in float (none keeps integers or passes them on);
+    with `dequantization_ok`, LPT's dequantization Subtract/Multiply count as float consumers."""
     return all(use.node.type not in _DATA_MOVEMENT and use.node.type not in _UNTOUCHED
-               and use.node.type not in _DEQUANTIZATION for use in value.uses)
+               and (dequantization_ok or use.node.type not in _DEQUANTIZATION) for use in value.uses)
 
 
 def _dequantize_at_head(g: Graph, head: Output, end: Output, ctype: ElementType) -> Output:

@@ -146,3 +146,69 @@ def test_chain_whose_integers_are_also_used_as_such_keeps_them():
     legal = legalize_for_runtime(attention_scores(shared_chain=True, integer_output=True))
     assert legal.find("reshape").input_node(0).type == "Parameter"
     assert legal.find("transpose").outputs[0].element_type.name == "i8"
+
+
+def depthwise_behind_transpose(residual: bool) -> Graph:
+    """convnext's stem in LPT's lowp form: LayerNorm output (NHWC) -> FakeQuantize(u8, zero point)
+    -> Transpose(u8) -> Subtract(zero point) -> 7x7 depthwise GroupConvolution(i8) -> Multiply,
+    with the Transpose also feeding the residual's dequantization or not."""
+    g = Graph("convnext_stem")
+    nhwc, nchw = (1, HW, HW, C), (1, C, HW, HW)
+    x = g.add_node("Parameter", outputs=[("f32", nhwc)], name="x",
+                   attrs={"shape": f"1,{HW},{HW},{C}", "element_type": "f32"})
+    x.outputs[0].names = "x"
+    limits = [g.add_constant(np.float32(v)).outputs[0] for v in (-1.0, 1.55, 0.0, 255.0)]
+    fq = g.add_node("FakeQuantize", [x.outputs[0], *limits], outputs=[("u8", nhwc)],
+                    attrs={"levels": "256", "auto_broadcast": "numpy"}, name="fq")
+    order = g.add_constant(np.array([0, 3, 1, 2]), "i64").outputs[0]
+    transpose = g.add_node("Transpose", [fq.outputs[0], order], outputs=[("u8", nchw)], name="transpose")
+    zp = g.add_constant(np.full((1, C, 1, 1), 100, np.uint8), "u8", name="zp").outputs[0]
+    shifted = g.add_node("Subtract", [transpose.outputs[0], zp], outputs=[("f32", nchw)],
+                         attrs={"auto_broadcast": "numpy"}, name="sub")
+    weights = g.add_constant(RNG.integers(-127, 128, (C, 1, 1, 7, 7)).astype(np.int8), "i8", name="w")
+    conv = g.add_node("GroupConvolution", [shifted.outputs[0], weights.outputs[0]], outputs=[("f32", nchw)],
+                      attrs={**CONV, "pads_begin": "3, 3", "pads_end": "3, 3"}, name="dwconv")
+    scale = g.add_constant(np.float32(0.01 * 0.02), name="scale").outputs[0]
+    y = g.add_node("Multiply", [conv.outputs[0], scale], outputs=[("f32", nchw)],
+                   attrs={"auto_broadcast": "numpy"}, name="deq")
+    if residual:
+        skip_zp = g.add_constant(np.uint8(100), "u8", name="skip_zp").outputs[0]
+        skip = g.add_node("Subtract", [transpose.outputs[0], skip_zp], outputs=[("f32", nchw)],
+                          attrs={"auto_broadcast": "numpy"}, name="skip_sub")
+        skip_scaled = g.add_node("Multiply", [skip.outputs[0], g.add_constant(np.float32(0.01)).outputs[0]],
+                                 outputs=[("f32", nchw)], attrs={"auto_broadcast": "numpy"}, name="skip_deq")
+        y = g.add_node("Add", [y.outputs[0], skip_scaled.outputs[0]], outputs=[("f32", nchw)],
+                       attrs={"auto_broadcast": "numpy"}, name="residual")
+    y.outputs[0].names = "y"
+    g.add_node("Result", [y.outputs[0]], name="y/sink")
+    return g
+
+
+@pytest.mark.parametrize("residual", [False, True], ids=["single_use", "residual"])
+def test_zero_point_behind_transpose_is_dequantized_at_the_head(tmp_path: Path, residual: bool) -> None:
+    """Behind the Transpose, `Convert -> Subtract -> Multiply(1.0) -> GroupConvolution` crashed
+    the CPU plugin's compile_model (convnext on AVX2); at the head it runs the i8 kernel."""
+    from lpt_cli.runtime.oracle import plugin_run
+
+    graph = depthwise_behind_transpose(residual)
+    legal = legalize_for_runtime(graph)
+    head = legal.find("transpose").input_node(0)
+    assert [head.type, head.input_node(0).type] == ["Multiply", "Convert"]
+    assert legal.find("transpose").outputs[0].element_type.name == "f32"
+    write_ir(graph, tmp_path / "rt.xml", dialect="runtime")
+    feed = {"x": RNG.uniform(-1.2, 1.7, (1, HW, HW, C)).astype(np.float32)}
+    ran = plugin_run(tmp_path / "rt.xml", feed)
+    assert ran.ok, ran.error
+    dwconv = [layer for layer in ran.layers if layer.layer_type == "Convolution"]
+    assert dwconv and dwconv[0].low_precision
+    act = np.clip(np.round((feed["x"] + 1.0) / 0.01), 0, 255).transpose(0, 3, 1, 2) - 100.0
+    w = graph.find("w").value.astype(np.float64)
+    padded = np.pad(act, ((0, 0), (0, 0), (3, 3), (3, 3)))
+    expected = np.zeros((1, C, HW, HW))
+    for dy in range(7):
+        for dx in range(7):
+            expected += padded[:, :, dy:dy + HW, dx:dx + HW] * w[:, 0, 0, dy, dx].reshape(1, C, 1, 1)
+    expected *= 0.01 * 0.02
+    if residual:
+        expected += act * 0.01
+    assert np.allclose(ran.outputs[0], expected, rtol=1e-5, atol=1e-5 * np.abs(expected).max())
