@@ -15,6 +15,7 @@ from rich.table import Table
 from ..lpt.config import load_config
 from ..reports.analyze import analyze, write_runtime_model
 from ..runtime import PRECISION_HINTS
+from .paths import check_model
 
 if TYPE_CHECKING:
     from openvino import CompiledModel
@@ -29,12 +30,13 @@ Exit codes:
 """
 
 
-@click.command("benchmark", epilog=EPILOG)
-@click.argument("model", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.command("benchmark", epilog=EPILOG,
+               short_help="Throughput and latency of MODEL, its LPT-transformed version and an FP32 reference.")
+@click.argument("model", type=click.Path(path_type=Path))
 @click.option("--config", "config_spec", default="cpu", show_default=True,
               help="Built-in profile (default, cpu, cpu-vnni, cpu-amx, gpu) or a YAML config file.")
 @click.option("-d", "--device", default="CPU", show_default=True, help="CPU, GPU or AUTO.")
-@click.option("--fp32", "fp32_model", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+@click.option("--fp32", "fp32_model", type=click.Path(path_type=Path),
               help="The FP32 model MODEL was quantized from, measured as the reference.")
 @click.option("--time", "seconds", type=click.FloatRange(min=0, min_open=True), default=5.0, show_default=True,
               help="Seconds of inference per model.")
@@ -48,8 +50,14 @@ def benchmark(model: Path, config_spec: str, device: str, fp32_model: Path | Non
     """
     from ..runtime.compile import compile_model
     from ..runtime.device import require_device
+    from ..runtime.interface import require_same_interface
 
+    check_model(model)
+    if fp32_model is not None:
+        check_model(fp32_model)
     require_device(device)
+    if fp32_model is not None:
+        require_same_interface(model, fp32_model)
     analysis = analyze(model, load_config(config_spec))
     with tempfile.TemporaryDirectory(prefix="lpt-benchmark-") as tmp:
         paths = {ORIGINAL: model, TRANSFORMED: write_runtime_model(analysis, tmp, model)}

@@ -12,8 +12,9 @@ from rich.table import Table
 from .model import LOW, ORIGINAL, LayerRow, Report, Summary
 
 FORMATS = ("table", "json", "csv", "markdown")
+# The JSON layer fields, flat: reason.code -> reason_code, ...
 CSV_COLUMNS = ("name", "type", "input_precisions", "output_precision", "status", "reason_code",
-               "reason_detail", "transformation", "macs")
+               "reason_detail", "transformation", "macs", "transformed_name")
 _STYLE = {LOW: "green", ORIGINAL: "yellow"}
 
 
@@ -30,7 +31,15 @@ def _cells(row: LayerRow) -> list[str]:
     reason = row.reason
     return [row.name, row.type, " ".join(row.input_precisions), row.output_precision, row.status,
             reason.code if reason else "", reason.detail if reason else "",
-            (reason.transformation or "") if reason else "", "" if row.macs is None else str(row.macs)]
+            (reason.transformation or "") if reason else "", "" if row.macs is None else str(row.macs),
+            row.transformed_name or ""]
+
+
+def layer_label(row: LayerRow) -> str:
+    """The layer's name, and its new one when LPT renamed it."""
+    if row.transformed_name is None or row.transformed_name == row.name:
+        return row.name
+    return f"{row.name} (renamed -> {row.transformed_name})"
 
 
 def render_csv(report: Report) -> str:
@@ -54,6 +63,9 @@ def summary_lines(s: Summary) -> list[str]:
     if s.macs_per_position:
         lines.append("MACs: the model has dynamic dimensions (batch, H/W or sequence); they count as 1, so MACs "
                      "are per output position (give --shape NAME=1,3,224,224 for a full inference)")
+    if not s.fake_quantize_before and not s.weight_compressed:
+        lines.append("no quantization: the model has no FakeQuantize and no compressed weights, so LPT has "
+                     "nothing to do; quantize it with NNCF first (nncf.quantize)")
     if s.weight_compressed:
         kinds = ", ".join(f"{t} x{n}" for t, n in sorted(s.weight_compressed.items()))
         lines.append(f"weight-compressed (no FakeQuantize): {sum(s.weight_compressed.values())} weightable layers "
@@ -72,7 +84,7 @@ def render_table(report: Report) -> str:
     for row in report.layers:
         reason = f"{row.reason.code}: {row.reason.detail}" if row.reason else ""
         status = f"[{_STYLE[row.status]}]{row.status}[/]" if row.status in _STYLE else row.status
-        table.add_row(row.name, row.type, " ".join(row.input_precisions), row.output_precision, status, reason)
+        table.add_row(layer_label(row), row.type, " ".join(row.input_precisions), row.output_precision, status, reason)
     width = shutil.get_terminal_size(fallback=(160, 24)).columns
     console = Console(file=io.StringIO(), width=width, color_system=None, highlight=False)
     console.print(table)
@@ -88,9 +100,11 @@ def _md(text: str) -> str:
 def render_markdown(report: Report) -> str:
     lines = [f"# LPT report: `{report.model}`", ""]
     lines += [f"- {_md(line)}" for line in summary_lines(report.summary)]
-    lines += ["", "| layer | type | inputs | output | status | reason |", "|---|---|---|---|---|---|"]
+    lines += ["", "| layer | type | inputs | output | status | reason | transformation | MACs |",
+              "|---|---|---|---|---|---|---|---|"]
     for row in report.layers:
         reason = f"`{row.reason.code}`: {row.reason.detail}" if row.reason else ""
-        cells = [row.name, row.type, " ".join(row.input_precisions), row.output_precision, row.status, reason]
+        cells = [layer_label(row), row.type, " ".join(row.input_precisions), row.output_precision, row.status, reason,
+                 (row.reason.transformation or "") if row.reason else "", "" if row.macs is None else str(row.macs)]
         lines.append("| " + " | ".join(_md(c) for c in cells) + " |")
     return "\n".join(lines) + "\n"
