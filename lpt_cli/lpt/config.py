@@ -179,12 +179,11 @@ def cpu_variant(cpuinfo: str) -> tuple[str, str]:
             flags.update(value.split())
     for flag in ("amx_tile", "avx2_vnni_2"):
         if flag in flags:
-            return "cpu-amx", f"{flag} present, so Convolution takes u8 or i8 activations"
+            return "cpu-amx", f"{flag} present: u8 or i8 activations on Convolution"
     vnni = next((f for f in ("avx512_vnni", "avx_vnni") if f in flags), None)
     if vnni:
-        return "cpu-vnni", f"{vnni} present, no AMX or AVX2-VNNI-2, so Convolution takes u8 activations only"
-    return "cpu-vnni", ("no AMX or AVX2-VNNI-2, so Convolution takes u8 activations only; no VNNI either: "
-                        "the INT8 kernels run without VNNI acceleration")
+        return "cpu-vnni", f"{vnni} present, no AMX or AVX2-VNNI-2: u8-only activations on Convolution"
+    return "cpu-vnni", "no AMX, AVX2-VNNI-2 or VNNI: u8-only activations on Convolution"
 
 
 def read_cpuinfo() -> str:
