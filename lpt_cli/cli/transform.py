@@ -24,7 +24,8 @@ from ..ir.writer import DIALECTS, write_ir
 from .paths import check_model, check_output
 
 if TYPE_CHECKING:
-    from ..lpt.pipeline import StepHook
+    from ..lpt.config import Config
+    from ..lpt.pipeline import PipelineResult, StepHook
 
 _EPILOG = """\b
 Examples:
@@ -63,12 +64,16 @@ Trace (--trace DIR):
               help="How low-precision ops are written (see below).")
 @click.option("--trace", "trace_dir", type=click.Path(path_type=Path), default=None, metavar="DIR",
               help="Also write the IR after each pipeline step into DIR (see below).")
+@click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text", show_default=True,
+              help="json: a machine-readable summary on stdout instead of the text on stderr (per layer: "
+                   "precisions before and after, the passes that rewrote it, its new name).")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing on success.")
 def transform(model: Path, config_spec: str, output: Path | None, dialect: str, trace_dir: Path | None,
-              quiet: bool) -> None:
+              fmt: str, quiet: bool) -> None:
     """Apply OpenVINO's Low Precision Transformations to the quantized IR MODEL.xml."""
     from ..lpt.config import load_config  # the LPT stack loads only when a command needs it
     from ..lpt.pipeline import run_pipeline
+    from ..ir.legalize import copy_graph
     from ..reports.analyze import require_not_transformed
 
     check_model(model)
@@ -85,16 +90,34 @@ def transform(model: Path, config_spec: str, output: Path | None, dialect: str, 
         graph = read_ir(model)
         require_not_transformed(graph, model)
         before = Counter(node.type for node in graph)
+        original = copy_graph(graph) if fmt == "json" else None  # the per-layer summary compares
         on_step = _tracer(trace_dir, protect, traced) if trace_dir is not None else None
         result = run_pipeline(graph, config, progress=show, on_step=on_step)
         show("writing")
         stamp(graph, version=__version__, dialect=dialect, config=config.name)
         written = write_ir(graph, output, dialect=dialect, protect=protect)
-    if not quiet:
+    if original is not None:
+        _print_json(model, output, dialect, config, original, graph, result, sum(before.values()), written,
+                    time.perf_counter() - started)
+    elif not quiet:
         _summary(model, output, dialect, config.name, before, graph, written, result.applied,
                  time.perf_counter() - started, result.not_quantized)
         if trace_dir is not None:
             _trace_summary(trace_dir, traced)
+
+
+def _print_json(model: Path, output: Path, dialect: str, config: Config, original: Graph, graph: Graph,
+                result: PipelineResult, layers_in: int, written: int, seconds: float) -> None:
+    import json
+
+    from ..reports.analyze import host_isa
+    from ..reports.changes import transform_summary
+    from ..reports.classify import build_report
+
+    report = build_report(str(model), original, graph, result, config, host_isa())
+    doc = transform_summary(report, original, result, output=str(output), dialect=dialect, layers_in=layers_in,
+                            layers_written=written, seconds=seconds)
+    click.echo(json.dumps(doc, indent=2))
 
 
 def _prepare_trace(folder: Path) -> None:

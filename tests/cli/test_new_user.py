@@ -233,3 +233,39 @@ def test_cpu_resolution_says_why_without_claiming_vnni() -> None:
     assert why == "no AMX, AVX2-VNNI-2 or VNNI: u8-only activations on Convolution"
     variant, why = cpu_variant("flags\t: fpu avx2 amx_tile\n")
     assert (variant, why) == ("cpu-amx", "amx_tile present: u8 or i8 activations on Convolution")
+
+
+# --- transform: what it says about what it wrote ---------------------------------------------
+
+def _layers_in_file(xml: Path) -> int:
+    from lxml import etree
+
+    return len(etree.parse(str(xml)).getroot().find("layers"))
+
+
+def test_transform_summary_counts_the_written_file_and_is_not_wrapped_when_piped(resnet: Path) -> None:
+    out = resnet.parent / "r.xml"
+    result = run("transform", resnet, "-o", out)
+    assert result.exit_code == 0, result.output
+    layers_line = next(line for line in result.stderr.splitlines() if "layers:" in line)
+    assert f"{_layers_in_file(out)} in r.xml" in layers_line
+    lines = result.stderr.splitlines()
+    assert all(line.startswith(("  ", str(resnet))) for line in lines)  # no continuation lines
+    assert max(map(len, lines)) > 80
+
+
+def test_transform_json_summary_per_layer(resnet: Path) -> None:
+    out = resnet.parent / "r.xml"
+    result = run("transform", resnet, "--config", "default", "-o", out, "--format", "json")
+    assert result.exit_code == 0, result.output
+    assert result.stderr == ""
+    doc = json.loads(result.stdout)
+    assert doc["layers_written"] == _layers_in_file(out) and doc["output"] == str(out)
+    rows = {row["name"]: row for row in doc["layers"]}
+    conv = rows["conv_2"]
+    assert conv["before"]["input_precisions"] == ["f32", "f32"]
+    assert set(conv["after"]["input_precisions"]) <= {"u8", "i8"} and conv["status"] == "low-precision"
+    assert conv["transformations"] == ["ConvolutionTransformation"] and not conv["renamed"]
+    add = rows["add_14"]
+    assert add["renamed"] and add["transformed_name"] != "add_14" and "AddTransformation" in add["transformations"]
+    assert sum(doc["applied"].values()) >= sum(len(r["transformations"]) for r in doc["layers"])
