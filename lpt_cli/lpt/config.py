@@ -131,6 +131,9 @@ def load_config(spec: str) -> Config:
     if spec in PROFILE_NAMES:
         return resolve_profile(spec)
     path = Path(spec)
+    if path.is_dir():
+        raise ConfigError(f"{spec}: is a folder, expected a YAML config file or a built-in profile "
+                          f"({', '.join(PROFILE_NAMES)})")
     if not path.is_file():
         raise ConfigError(f"{spec}: no such config file (built-in profiles: {', '.join(PROFILE_NAMES)})")
     try:

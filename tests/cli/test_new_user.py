@@ -269,3 +269,8 @@ def test_transform_json_summary_per_layer(resnet: Path) -> None:
     add = rows["add_14"]
     assert add["renamed"] and add["transformed_name"] != "add_14" and "AddTransformation" in add["transformations"]
     assert sum(doc["applied"].values()) >= sum(len(r["transformations"]) for r in doc["layers"])
+
+
+def test_config_that_is_a_folder(resnet: Path) -> None:
+    line = one_error_line(run("report", resnet, "--config", resnet.parent))
+    assert line.startswith(f"lpt: error: {resnet.parent}: is a folder, expected a YAML config file")

@@ -50,3 +50,23 @@ def test_table_lists_layers_and_summary():
     text = render(_report(), "table")
     assert "conv" in text and "original-precision" in text
     assert "FakeQuantize: 1 in the model" in text
+
+
+def test_every_format_has_the_json_layer_fields():
+    report = _report()
+    doc = json.loads(render(report, "json"))
+    flat = []
+    for key, value in doc["layers"][1].items():
+        if key == "reason":
+            flat += ["reason_code", "reason_detail", "transformation"]
+        else:
+            flat.append(key)
+    assert sorted(flat) == sorted(CSV_COLUMNS)
+    rows = list(csv.DictReader(io.StringIO(render(report, "csv"))))
+    for layer, row in zip(doc["layers"], rows):
+        assert row["transformed_name"] == (layer["transformed_name"] or "")
+        assert row["macs"] == ("" if layer["macs"] is None else str(layer["macs"]))
+    markdown = render(report, "markdown")
+    assert "| layer | type | inputs | output | status | reason | transformation | MACs |" in markdown
+    conv = doc["layers"][1]
+    assert f"| {conv['reason']['transformation'] or ''} | {conv['macs']} |" in markdown
