@@ -70,3 +70,21 @@ def test_every_format_has_the_json_layer_fields():
     assert "| layer | type | inputs | output | status | reason | transformation | MACs |" in markdown
     conv = doc["layers"][1]
     assert f"| {conv['reason']['transformation'] or ''} | {conv['macs']} |" in markdown
+
+
+def test_transform_summary_matches_its_schema():
+    from importlib import resources
+
+    from lpt_cli.reports.changes import transform_summary
+
+    schema = json.loads(resources.files("lpt_cli.reports").joinpath("transform.schema.json").read_text())
+    before = original()
+    conv = next(node for node in before if node.name == "conv")
+    result = PipelineResult(matched={conv.id: ["ConvolutionTransformation"]})
+    report = build_report("m.xml", before, declined(), result, config_from_dict({}), "isa")
+    doc = transform_summary(report, before, result, output="o.xml", dialect="runtime", layers_in=9,
+                            layers_written=11, seconds=0.5)
+    check(doc, schema, schema["$defs"])
+    rows = {row["name"]: row for row in doc["layers"]}
+    assert rows["conv"]["transformations"] == ["ConvolutionTransformation"] and rows["fq"]["transformations"] == []
+    assert rows["conv"]["before"]["input_precisions"] == ["f32", "f32"]
