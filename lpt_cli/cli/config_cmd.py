@@ -6,16 +6,19 @@ import click
 from ..lpt import config as lpt_config
 
 
-@click.group("config")
+@click.group("config", short_help="Built-in LPT configuration profiles: list them, show one as YAML.")
 def config_group() -> None:
     """Built-in LPT configuration profiles."""
 
 
 @config_group.command("list")
 def list_profiles() -> None:
-    """Names of the built-in profiles."""
+    """The built-in profiles, one a line: its name, what it allows (and what `cpu` resolves to here)."""
+    width = max(map(len, lpt_config.PROFILE_NAMES))
+    variant, why = lpt_config.cpu_variant(lpt_config.read_cpuinfo())
     for name in lpt_config.PROFILE_NAMES:
-        click.echo(name)
+        here = f"; here {variant}: {why}" if name == "cpu" else ""
+        click.echo(f"{name:<{width}}  {lpt_config.PROFILE_SUMMARIES[name]}{here}")
 
 
 @config_group.command("show")
@@ -24,6 +27,7 @@ def show(name: str) -> None:
     """Print profile NAME as YAML (`cpu` prints the variant this machine resolves to)."""
     if name == "cpu":
         variant, why = lpt_config.cpu_variant(lpt_config.read_cpuinfo())
-        click.echo(f"# cpu (resolved to {variant}: {why})")
+        click.echo(f"# cpu resolves to {variant} on this machine: {why}")
+        click.echo(f"# {variant}: {lpt_config.PROFILE_SUMMARIES[variant]}")
         name = variant
     click.echo(lpt_config.profile_text(name), nl=False)

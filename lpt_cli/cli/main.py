@@ -54,7 +54,9 @@ class LptGroup(click.Group):
 
 
 @click.group(name="lpt", cls=LptGroup, context_settings={"help_option_names": ["-h", "--help"]},
-             epilog="Example: lpt transform model.xml --config cpu -o model_int8.xml")
+             epilog="\b\nExample: lpt transform model.xml --config cpu -o model_int8.xml\n"
+                    "Shell completion (bash; zsh/fish: zsh_source/fish_source):\n"
+                    "  eval \"$(_LPT_COMPLETE=bash_source lpt)\"   # in ~/.bashrc")
 @click.version_option(__version__, "--version", prog_name="lpt", message="%(prog)s %(version)s")
 @click.option("--debug", is_flag=True, help="Show Python tracebacks on errors (or set LPT_DEBUG=1).")
 def main(debug: bool) -> None:

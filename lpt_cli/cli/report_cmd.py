@@ -13,6 +13,7 @@ from ..reports.analyze import Analysis, analyze, write_runtime_model
 from ..reports.chain import chain_lines, require_layer
 from ..reports.compare import Comparison, Observed, compare, comparison_dict, format_comparison
 from ..reports.render import FORMATS, render
+from .paths import check_model
 
 if TYPE_CHECKING:
     from ..runtime.profile import Profile
@@ -25,8 +26,9 @@ Exit codes:
 """
 
 
-@click.command("report", epilog=EPILOG)
-@click.argument("model", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.command("report", epilog=EPILOG,
+               short_help="Per-layer precision report of MODEL after LPT, with a reason for every float layer.")
+@click.argument("model", type=click.Path(path_type=Path))
 @click.option("--config", "config_spec", default="cpu", show_default=True,
               help="Built-in profile (default, cpu, cpu-vnni, cpu-amx, gpu) or a YAML config file.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
@@ -48,6 +50,11 @@ def report(model: Path, config_spec: str, fmt: str, fail_under: float | None, la
     With --runtime and --format json, the comparison is a `runtime` section of the JSON
     (the performance counters are then left out); otherwise it follows the report as text.
     """
+    check_model(model)
+    if device is not None:  # before the work, not after a full report has been printed
+        from ..runtime.device import require_device
+
+        require_device(device)
     config = load_config(config_spec)
     shapes = None
     if shape_specs:

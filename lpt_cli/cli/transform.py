@@ -15,13 +15,17 @@ from typing import TYPE_CHECKING
 
 import click
 
+from .. import __version__
 from ..errors import LptError
 from ..ir.graph import Graph
+from ..ir.provenance import stamp
 from ..ir.reader import read_ir
 from ..ir.writer import DIALECTS, write_ir
+from .paths import check_model, check_output
 
 if TYPE_CHECKING:
-    from ..lpt.pipeline import StepHook
+    from ..lpt.config import Config
+    from ..lpt.pipeline import PipelineResult, StepHook
 
 _EPILOG = """\b
 Examples:
@@ -48,48 +52,72 @@ Trace (--trace DIR):
 """
 
 
-@click.command(epilog=_EPILOG)
-@click.argument("model", type=click.Path(dir_okay=False, path_type=Path))
+@click.command(epilog=_EPILOG,
+               short_help="Apply OpenVINO's Low Precision Transformations to the quantized IR MODEL.xml.")
+@click.argument("model", type=click.Path(path_type=Path))
 @click.option("--config", "config_spec", default="cpu", show_default=True, metavar="PATH|NAME",
               help="Restrictions file (YAML) or a built-in profile: default, cpu, cpu-vnni, cpu-amx, gpu "
                    "(see `lpt config list`).")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+@click.option("-o", "--output", type=click.Path(path_type=Path), default=None,
               help="Output IR .xml (the .bin goes beside it). Default: ./<model stem>_lpt.xml")
 @click.option("--dialect", type=click.Choice(DIALECTS), default="runtime", show_default=True,
               help="How low-precision ops are written (see below).")
 @click.option("--trace", "trace_dir", type=click.Path(path_type=Path), default=None, metavar="DIR",
               help="Also write the IR after each pipeline step into DIR (see below).")
+@click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text", show_default=True,
+              help="json: a machine-readable summary on stdout instead of the text on stderr (per layer: "
+                   "precisions before and after, the passes that rewrote it, its new name).")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing on success.")
 def transform(model: Path, config_spec: str, output: Path | None, dialect: str, trace_dir: Path | None,
-              quiet: bool) -> None:
+              fmt: str, quiet: bool) -> None:
     """Apply OpenVINO's Low Precision Transformations to the quantized IR MODEL.xml."""
     from ..lpt.config import load_config  # the LPT stack loads only when a command needs it
     from ..lpt.pipeline import run_pipeline
+    from ..ir.legalize import copy_graph
+    from ..reports.analyze import require_not_transformed
 
-    if model.suffix.lower() != ".xml":
-        raise LptError(f"{model}: expected an IR .xml file (its .bin must be beside it)")
+    check_model(model)
     output = output if output is not None else Path.cwd() / f"{model.stem}_lpt.xml"
-    if output.suffix.lower() != ".xml":
-        raise LptError(f"{output}: the output must be an .xml path (the .bin is written beside it)")
-    started = time.perf_counter()
-    config = load_config(config_spec)  # a bad config fails before a large model is read
     protect = [model, model.with_suffix(".bin")]
+    started = time.perf_counter()
+    config = load_config(config_spec)  # a bad config or output path fails before a large model is read
+    check_output(output, protect)
     traced: list[Path] = []
     if trace_dir is not None:
         _prepare_trace(trace_dir)
     with _status(quiet) as show:
         show("reading")
         graph = read_ir(model)
+        require_not_transformed(graph, model)
         before = Counter(node.type for node in graph)
+        original = copy_graph(graph) if fmt == "json" else None  # the per-layer summary compares
         on_step = _tracer(trace_dir, protect, traced) if trace_dir is not None else None
         result = run_pipeline(graph, config, progress=show, on_step=on_step)
         show("writing")
-        write_ir(graph, output, dialect=dialect, protect=protect)
-    if not quiet:
-        _summary(model, output, dialect, config.name, before, graph, result.applied,
+        stamp(graph, version=__version__, dialect=dialect, config=config.name)
+        written = write_ir(graph, output, dialect=dialect, protect=protect)
+    if original is not None:
+        _print_json(model, output, dialect, config, original, graph, result, sum(before.values()), written,
+                    time.perf_counter() - started)
+    elif not quiet:
+        _summary(model, output, dialect, config.name, before, graph, written, result.applied,
                  time.perf_counter() - started, result.not_quantized)
         if trace_dir is not None:
             _trace_summary(trace_dir, traced)
+
+
+def _print_json(model: Path, output: Path, dialect: str, config: Config, original: Graph, graph: Graph,
+                result: PipelineResult, layers_in: int, written: int, seconds: float) -> None:
+    import json
+
+    from ..reports.analyze import host_isa
+    from ..reports.changes import transform_summary
+    from ..reports.classify import build_report
+
+    report = build_report(str(model), original, graph, result, config, host_isa())
+    doc = transform_summary(report, original, result, output=str(output), dialect=dialect, layers_in=layers_in,
+                            layers_written=written, seconds=seconds)
+    click.echo(json.dumps(doc, indent=2))
 
 
 def _prepare_trace(folder: Path) -> None:
@@ -135,20 +163,27 @@ def _status(quiet: bool) -> Iterator[Callable[[str], None]]:
 
 
 def _summary(model: Path, output: Path, dialect: str, config_name: str, before: Counter[str],
-             graph: Graph, applied: Counter[str], seconds: float, not_quantized: bool = False) -> None:
-    """A few lines on stderr (stdout stays clean for scripts)."""
+             graph: Graph, written: int, applied: Counter[str], seconds: float, not_quantized: bool = False) -> None:
+    """A few lines on stderr (stdout stays clean for scripts); wrapped only on a terminal."""
     from rich.console import Console
 
+    from ..reports.compression import weight_compressed_layers
+
     console = Console(stderr=True, highlight=False)
+    console.soft_wrap = not console.is_terminal
     low = sum(1 for node in graph if node.type not in ("Constant", "Parameter", "Result", "Convert")
               and any(slot.source.element_type.name in ("u8", "i8") for slot in node.inputs))
     console.print(f"[bold]{model}[/] -> [bold]{output}[/] ({dialect} dialect, {seconds:.2f} s)")
     console.print(f"  config: {config_name}")
-    console.print(f"  layers: {sum(before.values())} in, {len(graph)} out; "
-                  f"{low} take u8/i8 inputs")
+    console.print(f"  layers: {sum(before.values())} in {model.name}, {written} in {output.name}; "
+                  f"{low} run on u8/i8 inputs after LPT", markup=False)
     if applied:
         top = ", ".join(f"{name} x{count}" for name, count in applied.most_common(8))
         console.print(f"  applied: {top}")
-    if not_quantized:
+    if not_quantized and weight_compressed_layers(graph, False):
         console.print("  no FakeQuantize: LPT does not run on this model, as in the plugin (a weight-only "
                       "compressed model keeps its compressed weights)")
+    elif not_quantized:
+        console.print("  no quantization: the model has no FakeQuantize and no compressed weights, so LPT "
+                      "has nothing to do and the output is the plugin-optimized float model; quantize it "
+                      "with NNCF first (nncf.quantize)", markup=False)

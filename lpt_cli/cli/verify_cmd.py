@@ -10,6 +10,7 @@ from ..errors import LptError
 from ..lpt.config import load_config
 from ..reports.analyze import analyze, write_runtime_model
 from ..runtime import PRECISION_HINTS
+from .paths import check_input_file, check_model
 
 EPILOG = """\b
 Exit codes:
@@ -20,11 +21,12 @@ Exit codes:
 """
 
 
-@click.command("verify", epilog=EPILOG)
-@click.argument("model", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.command("verify", epilog=EPILOG,
+               short_help="Run MODEL and its LPT-transformed version on the same inputs and compare the outputs.")
+@click.argument("model", type=click.Path(path_type=Path))
 @click.option("--config", "config_spec", default="cpu", show_default=True,
               help="Built-in profile (default, cpu, cpu-vnni, cpu-amx, gpu) or a YAML config file.")
-@click.option("--inputs", "inputs_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+@click.option("--inputs", "inputs_path", type=click.Path(path_type=Path),
               help="An .npz with one array per model input (by input name, else arr_0, arr_1, ...).")
 @click.option("--shape", "shape_specs", multiple=True, metavar="NAME=D,D,...",
               help="Shape of an input with dynamic dimensions, as benchmark_app -shape (repeatable; "
@@ -48,6 +50,9 @@ def verify(model: Path, config_spec: str, inputs_path: Path | None, shape_specs:
     from ..runtime.compile import compile_model
     from ..runtime.inputs import infer, load_inputs, parse_shapes, random_inputs
 
+    check_model(model)
+    if inputs_path is not None:
+        check_input_file(inputs_path, "an .npz file")
     shapes = parse_shapes(shape_specs)
     analysis = analyze(model, load_config(config_spec))
     original = compile_model(model, device, precision_hint=precision_hint)

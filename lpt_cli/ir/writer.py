@@ -64,8 +64,9 @@ class _BinWriter:
 
 
 def write_ir(graph: Graph, xml_path: str | Path, *, dialect: str = "runtime",
-             protect: Sequence[Path] = (), rt_info: RtInfo | None = None) -> None:
+             protect: Sequence[Path] = (), rt_info: RtInfo | None = None) -> int:
     """Writes `graph` to `xml_path` and the .bin beside it; never touches a `protect`ed file.
+    Returns the number of layers written (the runtime dialect adds some).
 
     `rt_info(holder)` is asked for extra rt_info attributes of every node and port written.
     """
@@ -90,6 +91,7 @@ def write_ir(graph: Graph, xml_path: str | Path, *, dialect: str = "runtime",
                                           encoding="utf-8")
         os.replace(temps[0], bin_path)
         os.replace(temps[1], xml_path)
+        return len(root.find("layers"))
     except OSError as exc:
         raise IRWriteError(f"{xml_path}: cannot write: {exc.strerror or exc}") from None
     finally:

@@ -6,6 +6,7 @@ running LPT with defaults; every error names the file and the key path.
 """
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +25,17 @@ PROFILE_NAMES = ("default", "cpu", "cpu-vnni", "cpu-amx", "gpu")
 _TOP_KEYS = frozenset({
     "update_precisions", "deq_precision", "default_precisions", "asymmetric_quantization",
     "asymmetric_weights", "restrictions", "transformations", "params", "common_optimizations",
+})
+
+# Op types a restriction may name: those LPT's transformations root on (tests keep this in
+# sync with the registry) and the recurrent ops OpenVINO's plugins restrict. A misspelt op
+# would otherwise match nothing and silently change the result.
+KNOWN_OPS = frozenset({
+    "Add", "AvgPool", "BatchToSpace", "Broadcast", "Clamp", "Concat", "Convolution", "ConvolutionBackpropData",
+    "DepthToSpace", "FakeQuantize", "Gather", "GroupConvolution", "Interpolate", "MVN", "MatMul", "MaxPool",
+    "Multiply", "NormalizeL2", "PRelu", "Pad", "ReduceMax", "ReduceMean", "ReduceMin", "ReduceSum", "Relu",
+    "Reshape", "ShuffleChannels", "SpaceToBatch", "Split", "Squeeze", "StridedSlice", "Subtract", "Transpose",
+    "Unsqueeze", "VariadicSplit", "LSTMSequence", "GRUSequence", "RNNSequence", "LSTMCell", "GRUCell", "RNNCell",
 })
 
 # Params with a meaning in lpt itself (others pass through to tests as written), and why:
@@ -87,7 +99,8 @@ def config_from_dict(d: Any, *, name: str = "config") -> Config:
     _check_mapping(d, name, "")
     unknown = sorted(set(map(str, d)) - _TOP_KEYS)
     if unknown:
-        raise ConfigError(f"{name}: {unknown[0]}: unknown key (expected one of {', '.join(sorted(_TOP_KEYS))})")
+        hint = _did_you_mean(unknown[0], _TOP_KEYS) or f" (expected one of {', '.join(sorted(_TOP_KEYS))})"
+        raise ConfigError(f"{name}: {unknown[0]}: unknown key{hint}")
     restrictions = _restrictions(d.get("restrictions"), name)
     only, disable = _transformations(d.get("transformations"), name)
     params = d.get("params") or {}
@@ -118,6 +131,9 @@ def load_config(spec: str) -> Config:
     if spec in PROFILE_NAMES:
         return resolve_profile(spec)
     path = Path(spec)
+    if path.is_dir():
+        raise ConfigError(f"{spec}: is a folder, expected a YAML config file or a built-in profile "
+                          f"({', '.join(PROFILE_NAMES)})")
     if not path.is_file():
         raise ConfigError(f"{spec}: no such config file (built-in profiles: {', '.join(PROFILE_NAMES)})")
     try:
@@ -144,8 +160,21 @@ def profile_text(name: str) -> str:
     return (PROFILES_DIR / f"{name}.yaml").read_text(encoding="utf-8")
 
 
+# What each CPU profile allows, said where a profile is named (`config list`, the resolution).
+PROFILE_SUMMARIES = {
+    "default": "LPT's library defaults: u8/i8 everywhere, no restrictions, no plugin optimizations",
+    "cpu": "the Intel CPU plugin's restrictions for this machine: cpu-amx or cpu-vnni, after its CPU flags",
+    "cpu-vnni": "the CPU plugin on CPUs without AMX or AVX2-VNNI-2 (with or without VNNI): "
+                "u8-only activations on Convolution",
+    "cpu-amx": "the CPU plugin on CPUs with AMX or AVX2-VNNI-2: u8 or i8 activations on Convolution",
+    "gpu": "the Intel GPU plugin's restrictions",
+}
+
+
 def cpu_variant(cpuinfo: str) -> tuple[str, str]:
-    """Which CPU profile the plugin's ISA check picks: i8 Convolution inputs need AMX or AVX2-VNNI-2."""
+    """Which CPU profile the plugin's ISA check picks, and why: i8 Convolution activations need
+    AMX or AVX2-VNNI-2; every other CPU (with VNNI or not) gets u8-only activations, the
+    profile named cpu-vnni after the CPUs it was made for."""
     flags: set[str] = set()
     for line in cpuinfo.splitlines():
         key, _, value = line.partition(":")
@@ -153,9 +182,11 @@ def cpu_variant(cpuinfo: str) -> tuple[str, str]:
             flags.update(value.split())
     for flag in ("amx_tile", "avx2_vnni_2"):
         if flag in flags:
-            return "cpu-amx", f"{flag} present"
+            return "cpu-amx", f"{flag} present: u8 or i8 activations on Convolution"
     vnni = next((f for f in ("avx512_vnni", "avx_vnni") if f in flags), None)
-    return "cpu-vnni", f"{vnni} present, no AMX" if vnni else "no AMX or AVX2-VNNI-2"
+    if vnni:
+        return "cpu-vnni", f"{vnni} present, no AMX or AVX2-VNNI-2: u8-only activations on Convolution"
+    return "cpu-vnni", "no AMX, AVX2-VNNI-2 or VNNI: u8-only activations on Convolution"
 
 
 def read_cpuinfo() -> str:
@@ -163,6 +194,13 @@ def read_cpuinfo() -> str:
         return Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
     except OSError:
         return ""
+
+
+def _did_you_mean(word: str, known: frozenset[str]) -> str:
+    """`; did you mean 'X'?` for the closest known name (case-insensitive), else ``."""
+    by_lower = {k.lower(): k for k in known}
+    close = difflib.get_close_matches(word.lower(), list(by_lower), n=1, cutoff=0.6)
+    return f"; did you mean {by_lower[close[0]]!r}?" if close else ""
 
 
 def _check_mapping(value: Any, name: str, key: str) -> None:
@@ -206,6 +244,9 @@ def _op_entries(value: Any, name: str, key: str) -> list[Mapping]:
             raise ConfigError(f"{name}: {where}.{extra[0]}: unknown key (expected op, ports)")
         if not isinstance(entry.get("op"), str) or not entry["op"]:
             raise ConfigError(f"{name}: {where}.op: expected an operation type name")
+        if entry["op"] not in KNOWN_OPS:
+            raise ConfigError(f"{name}: {where}.op: unknown operation type {entry['op']!r}"
+                              f"{_did_you_mean(entry['op'], KNOWN_OPS)}")
     return value
 
 
@@ -245,7 +286,8 @@ def _names(value: Any, name: str, key: str) -> tuple[str, ...]:
         raise ConfigError(f"{name}: {key}: expected a list of transformation names, got {value!r}")
     for i, item in enumerate(value):
         if item not in registry.KNOWN_NAMES:
-            raise ConfigError(f"{name}: {key}[{i}]: unknown transformation {item!r}")
+            raise ConfigError(f"{name}: {key}[{i}]: unknown transformation {item!r}"
+                              f"{_did_you_mean(str(item), registry.KNOWN_NAMES)}")
     return tuple(value)
 
 

@@ -34,6 +34,7 @@ class PipelineResult:
     applied: Counter[str] = field(default_factory=Counter)
     unimplemented: list[str] = field(default_factory=list)
     decisions: dict[int, list[Decision]] = field(default_factory=dict)
+    matched: dict[int, list[str]] = field(default_factory=dict)  # node id -> the passes that rewrote it
     not_quantized: bool = False  # no FakeQuantize: the plugin skips LPT, so did this run
 
 
@@ -122,6 +123,7 @@ def _rewrite(graph: Graph, passes: list[Transformation], result: PipelineResult)
                 queue.extendleft(_created_since(graph, first_new))
             if matched:
                 result.applied[p.name] += 1
+                result.matched.setdefault(node.id, []).append(p.name)
                 break
             if not node.alive:
                 break

@@ -9,7 +9,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import LptError
 from ..ir import Graph
+from ..ir.provenance import transformed_by_lpt
 from ..ir.legalize import copy_graph
 from ..ir.reader import read_ir
 from ..ir.writer import write_ir
@@ -32,10 +34,18 @@ def analyze(xml_path: str | Path, config: Config, shapes: Mapping[str, LayerShap
     """Reads `xml_path`, runs LPT under `config` in memory, and reports per original layer
     (`shapes`: static shapes of weightable layers for their MACs)."""
     after = read_ir(xml_path)
+    require_not_transformed(after, Path(xml_path))
     before = copy_graph(after)
     result = run_pipeline(after, config)
     report = build_report(str(xml_path), before, after, result, config, host_isa(), shapes)
     return Analysis(before, after, result, report)
+
+
+def require_not_transformed(graph: Graph, path: Path) -> None:
+    """LPT over its own output reports nonsense ("62 layers removed"): refuse it with a clear line."""
+    how = transformed_by_lpt(graph)
+    if how is not None:
+        raise LptError(f"{path}: already transformed by LPT: {how}; give the quantized model it was made from")
 
 
 def host_isa() -> str:

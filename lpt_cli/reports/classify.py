@@ -13,7 +13,8 @@ from .compression import weight_compressed_layers
 from .macs import LayerShapes, layer_macs
 from .model import LOW, NOT_QUANTIZED, ORIGINAL, REMOVED, STATUSES, LayerRow, Reason, Report, Summary
 from .reasons import explain
-from .topology import WEIGHTABLE, by_name, data_inputs, find_twin, is_low, is_quantized, layer_operands, layers
+from .topology import (WEIGHTABLE, by_name, data_inputs, find_renamed, find_twin, is_low, is_quantized, layer_operands, layers,
+                       quantizer_upstream)
 
 
 def build_report(model: str, before: Graph, after: Graph, result: PipelineResult, config: Config,
@@ -27,21 +28,43 @@ def build_report(model: str, before: Graph, after: Graph, result: PipelineResult
 def layer_rows(before: Graph, after: Graph, decisions: Mapping[int, list[Decision]],
                config: Config, shapes: Mapping[str, LayerShapes] | None = None) -> list[LayerRow]:
     now = by_name(after)
+    original_names = frozenset(by_name(before))
     rows = []
     for node in layers(before):
         twin = find_twin(node, now)
+        if twin is None or twin.type != node.type:
+            twin = find_renamed(node, now, original_names) or twin
         macs = layer_macs(node, (shapes or {}).get(node.name)) if node.type in WEIGHTABLE else None
         if twin is None:
-            reason = Reason("removed", "not in the transformed model: LPT folded or fused it")
+            reason = Reason("removed", _removed_detail(node, now))
             rows.append(_row(node, None, REMOVED, reason, macs))
             continue
         if runs_low(twin):
             rows.append(_row(node, twin, LOW, None, macs))
         elif not is_quantized(node):
-            rows.append(_row(node, twin, NOT_QUANTIZED, None, macs))
+            # a weightable layer weighs in the low-precision share, so it says why it is not in it
+            reason = _not_quantized_reason(node) if node.type in WEIGHTABLE else None
+            rows.append(_row(node, twin, NOT_QUANTIZED, reason, macs))
         else:
             rows.append(_row(node, twin, ORIGINAL, explain(node, twin, now, decisions, config), macs))
     return rows
+
+
+def _removed_detail(node: Node, now: Mapping[str, Node]) -> str:
+    """Where a layer went: folded into a consumer that is still there, if one is."""
+    kept = [now[c.name] for c in node.consumers() if c.name in now]
+    if kept:
+        return f"not in the transformed model: LPT folded it into {kept[0].type} {kept[0].name!r}"
+    return "not in the transformed model: LPT folded or fused it"
+
+
+def _not_quantized_reason(node: Node) -> Reason:
+    """Which inputs of a weightable layer nothing quantizes in the original model."""
+    bare = [f"input {i} ({v.node.type} {v.node.name!r})" for i, v in enumerate(data_inputs(node))
+            if quantizer_upstream(v) is None]
+    verb = "have" if len(bare) > 1 else "has"
+    return Reason("not_quantized", f"{', '.join(bare) or 'no input'} {verb} no FakeQuantize upstream: the model "
+                  "leaves the layer in float (NNCF's choice), so LPT has nothing to move")
 
 
 def runs_low(node: Node) -> bool:

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..ir import Graph, Node
+from ..text import table_lines, terminal_width
 from .model import LOW, REMOVED, Report
 from .topology import WEIGHTABLE, by_name
 
@@ -102,13 +103,13 @@ def comparison_dict(rows: list[Comparison], device: str) -> dict[str, object]:
     return {"device": device, "layers": layers, "disagreements": [c.name for c in rows if c.disagrees]}
 
 
-def format_comparison(rows: list[Comparison]) -> str:
-    """A text table (static | lpt model on device | original on device) and the disagreements."""
+def format_comparison(rows: list[Comparison], width: int | None = None) -> str:
+    """A text table (static | lpt model on device | original on device) and the disagreements,
+    fitted to `width` (default: the terminal's) by cutting the longest columns."""
     header = ("layer", "type", "static (lpt)", "runtime (lpt model)", "runtime (original, OpenVINO LPT)")
     cells = [header] + [(c.name, c.type, c.static, _cell(c.transformed, c.name), _cell(c.original, c.name))
                         for c in rows]
-    widths = [min(max(len(row[i]) for row in cells), 48) for i in range(len(header))]
-    lines = ["  ".join(f"{v:<{w}}" for v, w in zip(row, widths)).rstrip() for row in cells]
+    lines = table_lines(cells, width or terminal_width())
     bad = [c for c in rows if c.disagrees]
     lines.append("")
     lines.append(f"disagreements: {len(bad)}")

@@ -123,3 +123,27 @@ def find_twin(original: Node, now: Mapping[str, Node]) -> Node | None:
                   *(now.get(f"{original.name}_{k}") for k in range(1, 10))]
     same_type = next((c for c in candidates if c is not None and c.type == original.type), None)
     return same_type or candidates[0]
+
+
+def find_renamed(original: Node, now: Mapping[str, Node], original_names: frozenset[str]) -> Node | None:
+    """The node that is `original` under a new name, when LPT gave its name to the dequantization
+    it moved below it (`Add` -> `Add_387 -> Multiply 'add_14'`) or renamed it otherwise.
+
+    Looked for right above where the original's name or its consumers are now, through the
+    dequantization ops LPT inserts: a node of the original's type that no original layer is named.
+    """
+    starts = [now[original.name]] if original.name in now else []
+    starts += [now[c.name] for c in original.consumers() if c.name in now]
+    for start in starts:
+        stack = [slot.source.node for slot in start.inputs]
+        seen: set[int] = set()
+        while stack:
+            node = stack.pop()
+            if node.id in seen:
+                continue
+            seen.add(node.id)
+            if node.type == original.type and node.name not in original_names:
+                return node
+            if node.type in _DEQUANTIZATION:
+                stack.extend(slot.source.node for slot in node.inputs if slot.source.node.type != "Constant")
+    return None

@@ -5,3 +5,5 @@ inside commands; what option declarations need lives here, free of openvino.
 """
 
 PRECISION_HINTS = ("f32", "bf16", "f16")  # values of --precision-hint (INFERENCE_PRECISION_HINT)
+BENCH_APIS = ("sync", "async")  # values of benchmark --api (benchmark_app's -api)
+SLICE_SECONDS = 0.25  # one model's turn in benchmark's round robin

@@ -16,14 +16,17 @@ from .device import core, require_device
 
 
 def compile_model(xml_path: str | Path, device: str = "CPU", *, precision_hint: str = "f32",
-                  perf_count: bool = False) -> ov.CompiledModel:
-    """`xml_path` compiled for `device`; OpenVINO failures become one-line LptErrors."""
+                  perf_count: bool = False, performance_hint: str | None = None) -> ov.CompiledModel:
+    """`xml_path` compiled for `device` (`performance_hint`: latency or throughput, the
+    PERFORMANCE_HINT benchmark_app -hint sets); OpenVINO failures become one-line LptErrors."""
     if precision_hint not in PRECISION_HINTS:
         raise LptError(f"--precision-hint {precision_hint}: expected one of {', '.join(PRECISION_HINTS)}")
     require_device(device)
     config = {"INFERENCE_PRECISION_HINT": precision_hint}
     if perf_count:
         config["PERF_COUNT"] = "YES"
+    if performance_hint is not None:
+        config["PERFORMANCE_HINT"] = performance_hint.upper()
     try:
         model = core().read_model(str(xml_path))
         return core().compile_model(model, device, config)

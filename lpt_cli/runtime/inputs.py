@@ -8,6 +8,7 @@ named like a mask get ones followed by zeros on the last quarter (a padded atten
 """
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -99,11 +100,14 @@ def random_inputs(compiled: ov.CompiledModel, seed: int, shapes: Shapes | None =
 
 def load_inputs(path: str | Path, compiled: ov.CompiledModel) -> list[np.ndarray]:
     """Arrays from `path` matched to the model inputs by name, else by position (arr_0, ...)."""
+    if not zipfile.is_zipfile(path):  # np.load would try pickle and suggest allow_pickle=True
+        raise LptError(f"{path}: not an .npz archive (expected numpy.savez output, one array per model input)")
     try:
         with np.load(path, allow_pickle=False) as npz:
             stored = {key: npz[key] for key in npz.files}
-    except (OSError, ValueError) as err:
-        raise LptError(f"{path}: cannot read inputs: {err}") from None
+    except (OSError, ValueError, zipfile.BadZipFile) as err:
+        detail = "it holds pickled objects, which lpt never loads" if "pickle" in str(err) else str(err)
+        raise LptError(f"{path}: cannot read inputs: {detail.splitlines()[0]}") from None
     arrays = []
     for i, (name, shape, dtype) in enumerate(input_shapes(compiled)):
         port = compiled.inputs[i]

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 import openvino as ov
 
+from ..text import table_lines, terminal_width
+
 _LOW = frozenset({"u8", "i8", "u4", "i4", "u16", "i16"})
 _NOT_KERNELS = frozenset({"Reorder", "Const", "Input", "Output"})
 
@@ -80,16 +82,12 @@ def perf_counters(request: ov.InferRequest) -> list[PerfRow]:
             for p in request.profiling_info]
 
 
-def format_perf(rows: list[PerfRow]) -> str:
-    """The rows as benchmark_app -pc prints them, with a total line."""
-    name_width = min(max([len("layerName"), *(len(r.layer) for r in rows)]), 50)
-    header = (f"{'layerName':<{name_width}}  {'execStatus':<10}  {'layerType':<18}  {'execType':<22}  "
-              f"{'realTime (ms)':>13}  {'cpuTime (ms)':>12}")
-    lines = [header]
-    for r in rows:
-        name = r.layer if len(r.layer) <= name_width else r.layer[: name_width - 3] + "..."
-        lines.append(f"{name:<{name_width}}  {r.status:<10}  {r.layer_type:<18}  {r.exec_type:<22}  "
-                     f"{r.real_ms:>13.3f}  {r.cpu_ms:>12.3f}")
+def format_perf(rows: list[PerfRow], width: int | None = None) -> str:
+    """The rows as benchmark_app -pc prints them, with a total line, fitted to `width`
+    (default: the terminal's) by cutting the longest columns."""
+    table = [("layerName", "execStatus", "layerType", "execType", "realTime (ms)", "cpuTime (ms)")]
+    table += [(r.layer, r.status, r.layer_type, r.exec_type, f"{r.real_ms:.3f}", f"{r.cpu_ms:.3f}") for r in rows]
+    lines = table_lines(table, width or terminal_width(), right=frozenset({4, 5}))
     total_real = sum(r.real_ms for r in rows)
     total_cpu = sum(r.cpu_ms for r in rows)
     lines.append(f"Total time: {total_real:.3f} ms (real), {total_cpu:.3f} ms (cpu)")

@@ -9,10 +9,10 @@ from lpt_cli.cli.main import LptGroup
 from lpt_cli.runtime.device import core
 
 
-def run(*args: str):
+def run(*args: str, columns: int = 200):
     group = LptGroup("lpt")
     group.add_command(benchmark)
-    return CliRunner().invoke(group, ["benchmark", *map(str, args)])
+    return CliRunner().invoke(group, ["benchmark", *map(str, args)], env={"COLUMNS": str(columns)})
 
 
 @pytest.fixture(scope="module")
@@ -49,4 +49,54 @@ def test_missing_gpu_is_one_line_exit_2(folder):
 
 def test_help_documents_exit_codes():
     text = run("--help").stdout
-    assert "Exit codes:" in text and "2  bad input" in text
+    assert "Exit codes:" in text and "2    bad input" in text and "130  interrupted" in text
+
+
+def test_spread_and_mode_are_shown(folder):
+    result = run(folder / "conv.xml", "--time", "0.2")
+    assert result.exit_code == 0, result.output
+    for label in ("min (ms)", "median (ms)", "95% CI (ms)", "p90 (ms)"):
+        assert label in result.stdout
+    assert "mode: sync, 1 request(s) in flight, PERFORMANCE_HINT latency, 0.2 s per model, round robin" in result.stdout
+
+
+def test_async_mode_with_requests_in_flight(folder):
+    result = run(folder / "conv.xml", "--api", "async", "--nireq", "3", "-t", "0.2")
+    assert result.exit_code == 0, result.output
+    assert "mode: async, 3 request(s) in flight, PERFORMANCE_HINT throughput" in result.stdout
+
+
+def test_nireq_needs_async(folder):
+    result = run(folder / "conv.xml", "--nireq", "2")
+    assert result.exit_code == 2
+    assert result.stderr == "lpt: error: --nireq: needs --api async (sync runs one request at a time)\n"
+
+
+def test_table_fits_80_columns_turned(folder):
+    result = run(folder / "conv.xml", "--fp32", folder / "conv_fp32.xml", "--time", "0.2", columns=80)
+    assert result.exit_code == 0, result.output
+    table = result.stdout.split("mode:")[0].splitlines()
+    assert max(map(len, table)) <= 80
+    assert "(FakeQuantize)" in result.stdout and "transformed" in result.stdout and "reference" in result.stdout
+    assert any(line.split()[:2] == ["INT8", "kernels"] for line in table)
+
+
+def test_ctrl_c_prints_what_was_measured_and_exits_130(folder, monkeypatch):
+    from lpt_cli.runtime import bench
+
+    original_run_for = bench._Runner.run_for
+    calls = []
+
+    def interrupted_on_second_turn(self, seconds):
+        calls.append(self)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        original_run_for(self, seconds)
+
+    monkeypatch.setattr(bench._Runner, "run_for", interrupted_on_second_turn)
+    result = run(folder / "conv.xml", "--fp32", folder / "conv_fp32.xml", "--time", "5")
+    assert result.exit_code == 130
+    assert "original (FakeQuantize)" in result.stdout  # measured in the first turn
+    assert "lpt-transformed" not in result.stdout and "fp32 reference" not in result.stdout
+    assert result.stderr.strip().startswith("lpt: interrupted: measured original (FakeQuantize) 0.")
+    assert "Aborted" not in result.output

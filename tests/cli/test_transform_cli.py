@@ -205,7 +205,9 @@ def test_model_without_fake_quantize_is_left_as_the_plugin_leaves_it(tmp_path: P
     out = tmp_path / "out.xml"
     result = CliRunner().invoke(main, ["transform", str(model), "--config", "cpu", "-o", str(out)])
     assert result.exit_code == 0, result.output
-    assert "no FakeQuantize: LPT does not run on this model, as in the plugin" in " ".join(result.stderr.split())
+    said = " ".join(result.stderr.split())
+    assert "no quantization: the model has no FakeQuantize and no compressed weights" in said
+    assert "quantize it with NNCF first" in said
     before, after = read_ir(model), read_ir(out)
     assert sorted(n.type for n in before) == sorted(n.type for n in after)
     bias = next(n for n in after if n.type == "Constant")

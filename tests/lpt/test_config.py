@@ -94,4 +94,12 @@ def test_config_show_prints_a_profile_that_loads_back(tmp_path):
     path.write_text(shown.output)
     assert load_config(str(path)).precision_restrictions == load_config("cpu-amx").precision_restrictions
     listed = CliRunner().invoke(config_group, ["list"])
-    assert listed.output.split() == ["default", "cpu", "cpu-vnni", "cpu-amx", "gpu"]
+    assert [line.split()[0] for line in listed.output.splitlines()] == ["default", "cpu", "cpu-vnni", "cpu-amx", "gpu"]
+
+
+def test_known_ops_cover_every_transformation_root():
+    from lpt_cli.lpt import registry
+    from lpt_cli.lpt.config import KNOWN_OPS
+
+    roots = {op for name in registry.KNOWN_NAMES if (cls := registry.load(name)) for op in cls.op_types}
+    assert roots <= KNOWN_OPS

@@ -10,6 +10,7 @@ from lpt_cli.lpt.pipeline import PipelineResult
 from lpt_cli.lpt.transformation import Decision
 from lpt_cli.reports.classify import build_report
 from lpt_cli.reports.model import LOW, NOT_QUANTIZED, ORIGINAL, REMOVED
+from lpt_cli.reports.render import render
 
 
 def report(after, config=None, decisions=None):
@@ -87,9 +88,18 @@ def test_reason_inferred_from_dequantization_and_config(after, config, code):
 
 def test_missing_layer_is_removed_with_a_reason():
     after = lowered()
-    after.rename(after.find("fq"), "renamed")
+    after.rename(after.find("fq"), "gone")
+    after.rename(after.find("conv"), "conv_elsewhere")  # nothing left to find it by
     r = rows(report(after))["fq"]
     assert r.status == REMOVED and r.reason.code == "removed" and r.transformed_name is None
+
+
+def test_layer_under_a_new_name_above_its_consumer_is_renamed():
+    after = lowered()
+    after.rename(after.find("fq"), "FakeQuantize_123")
+    r = rows(report(after))["fq"]
+    assert (r.status, r.transformed_name) == (LOW, "FakeQuantize_123")
+    assert "fq (renamed -> FakeQuantize_123)" in render(report(after), "markdown")
 
 
 def test_replacement_with_collision_name_is_matched():

@@ -50,3 +50,41 @@ def test_table_lists_layers_and_summary():
     text = render(_report(), "table")
     assert "conv" in text and "original-precision" in text
     assert "FakeQuantize: 1 in the model" in text
+
+
+def test_every_format_has_the_json_layer_fields():
+    report = _report()
+    doc = json.loads(render(report, "json"))
+    flat = []
+    for key, value in doc["layers"][1].items():
+        if key == "reason":
+            flat += ["reason_code", "reason_detail", "transformation"]
+        else:
+            flat.append(key)
+    assert sorted(flat) == sorted(CSV_COLUMNS)
+    rows = list(csv.DictReader(io.StringIO(render(report, "csv"))))
+    for layer, row in zip(doc["layers"], rows):
+        assert row["transformed_name"] == (layer["transformed_name"] or "")
+        assert row["macs"] == ("" if layer["macs"] is None else str(layer["macs"]))
+    markdown = render(report, "markdown")
+    assert "| layer | type | inputs | output | status | reason | transformation | MACs |" in markdown
+    conv = doc["layers"][1]
+    assert f"| {conv['reason']['transformation'] or ''} | {conv['macs']} |" in markdown
+
+
+def test_transform_summary_matches_its_schema():
+    from importlib import resources
+
+    from lpt_cli.reports.changes import transform_summary
+
+    schema = json.loads(resources.files("lpt_cli.reports").joinpath("transform.schema.json").read_text())
+    before = original()
+    conv = next(node for node in before if node.name == "conv")
+    result = PipelineResult(matched={conv.id: ["ConvolutionTransformation"]})
+    report = build_report("m.xml", before, declined(), result, config_from_dict({}), "isa")
+    doc = transform_summary(report, before, result, output="o.xml", dialect="runtime", layers_in=9,
+                            layers_written=11, seconds=0.5)
+    check(doc, schema, schema["$defs"])
+    rows = {row["name"]: row for row in doc["layers"]}
+    assert rows["conv"]["transformations"] == ["ConvolutionTransformation"] and rows["fq"]["transformations"] == []
+    assert rows["conv"]["before"]["input_precisions"] == ["f32", "f32"]

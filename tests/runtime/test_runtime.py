@@ -8,7 +8,7 @@ import pytest
 
 import tiny_models
 from lpt_cli.errors import LptError
-from lpt_cli.runtime.bench import benchmark
+from lpt_cli.runtime import bench
 from lpt_cli.runtime.compile import compile_model, inference_precision
 from lpt_cli.runtime.inputs import infer, input_shapes, load_inputs, parse_shapes, random_inputs
 from lpt_cli.runtime.layers import by_original_name, format_perf, perf_counters, runtime_layers
@@ -75,13 +75,36 @@ def test_inputs_from_npz_by_name_or_position(conv_xml, tmp_path):
     assert out.shape == (1, 8, 16, 16) and np.allclose(out.sum(axis=1), 1.0, atol=1e-5)
 
 
-def test_benchmark_statistics(conv_xml):
-    compiled = compile_model(conv_xml)
-    seen = []
-    result = benchmark(compiled, random_inputs(compiled, 0), 0.2, seen.append)
-    assert result.iterations == len(seen) >= 1 and seen[-1] == 1.0
-    assert 0 < result.median_ms <= result.p90_ms
-    assert result.throughput == pytest.approx(result.iterations / result.seconds)
+def test_models_are_measured_round_robin(conv_xml):
+    first, second = compile_model(conv_xml), compile_model(conv_xml)
+    turns, ticks = [], []
+    original_run_for = bench._Runner.run_for
+
+    def recorded(self, seconds):
+        turns.append(self)
+        original_run_for(self, seconds)
+
+    bench._Runner.run_for = recorded
+    try:
+        measured = bench.measure({"a": first, "b": second}, random_inputs(first, 0), 0.3, tick=ticks.append,
+                                 slice_seconds=0.1)
+    finally:
+        bench._Runner.run_for = original_run_for
+    assert not measured.interrupted and set(measured.results) == {"a", "b"}
+    assert len(turns) >= 4 and all(turns[i] is not turns[i + 1] for i in range(len(turns) - 1))  # alternating
+    assert ticks[-1] == 1.0
+    for result in measured.results.values():
+        assert result.seconds >= 0.3 and result.throughput == pytest.approx(result.iterations / result.seconds)
+        assert 0 < result.min_ms <= result.median_ci_ms[0] <= result.median_ms <= result.median_ci_ms[1]
+        assert result.median_ms <= result.p90_ms
+
+
+def test_spread_statistics_of_known_latencies():
+    r = bench.summarize([float(v) for v in range(1, 101)], 2.0)
+    assert (r.iterations, r.throughput, r.min_ms, r.median_ms) == (100, 50.0, 1.0, 50.5)
+    assert r.p90_ms == pytest.approx(90.1)
+    assert r.median_ci_ms == (41.0, 61.0)  # order statistics 50 -+ 1.96 * sqrt(100) / 2
+    assert bench.summarize([3.0, 1.0, 2.0], 1.0).median_ci_ms == (1.0, 3.0)  # too few: the range
 
 
 def _dynamic_image(folder):
