@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ..lpt.config import load_config
-from ..reports.analyze import Analysis, analyze, write_runtime_model
+from .. import api
+from ..reports.analyze import Analysis, write_runtime_model
 from ..reports.chain import chain_lines, require_layer
 from ..reports.compare import Comparison, Observed, compare, comparison_dict, format_comparison
 from ..reports.render import FORMATS, render
@@ -48,14 +48,12 @@ def report(model: Path, config_spec: str, fmt: str, fail_under: float | None, la
     With --runtime and --format json, the comparison is a `runtime` section of the JSON
     (the performance counters are then left out); otherwise it follows the report as text.
     """
-    config = load_config(config_spec)
     shapes = None
     if shape_specs:
         from ..runtime.inputs import parse_shapes
-        from ..runtime.shapes import weightable_shapes
 
-        shapes = weightable_shapes(model, parse_shapes(shape_specs))
-    analysis = analyze(model, config, shapes)
+        shapes = parse_shapes(shape_specs)
+    analysis = api.analysis(model, config_spec, shapes)
     if layer_name is not None:
         _show_layer(analysis, layer_name)
     elif fmt == "json":

@@ -17,7 +17,6 @@ import click
 
 from ..errors import LptError
 from ..ir.graph import Graph
-from ..ir.reader import read_ir
 from ..ir.writer import DIALECTS, write_ir
 
 if TYPE_CHECKING:
@@ -63,8 +62,7 @@ Trace (--trace DIR):
 def transform(model: Path, config_spec: str, output: Path | None, dialect: str, trace_dir: Path | None,
               quiet: bool) -> None:
     """Apply OpenVINO's Low Precision Transformations to the quantized IR MODEL.xml."""
-    from ..lpt.config import load_config  # the LPT stack loads only when a command needs it
-    from ..lpt.pipeline import run_pipeline
+    from ..api import resolve_config, transform_file  # the LPT stack loads only when a command needs it
 
     if model.suffix.lower() != ".xml":
         raise LptError(f"{model}: expected an IR .xml file (its .bin must be beside it)")
@@ -72,22 +70,17 @@ def transform(model: Path, config_spec: str, output: Path | None, dialect: str, 
     if output.suffix.lower() != ".xml":
         raise LptError(f"{output}: the output must be an .xml path (the .bin is written beside it)")
     started = time.perf_counter()
-    config = load_config(config_spec)  # a bad config fails before a large model is read
+    config = resolve_config(config_spec)  # a bad config fails before a large model is read
     protect = [model, model.with_suffix(".bin")]
     traced: list[Path] = []
     if trace_dir is not None:
         _prepare_trace(trace_dir)
     with _status(quiet) as show:
-        show("reading")
-        graph = read_ir(model)
-        before = Counter(node.type for node in graph)
         on_step = _tracer(trace_dir, protect, traced) if trace_dir is not None else None
-        result = run_pipeline(graph, config, progress=show, on_step=on_step)
-        show("writing")
-        write_ir(graph, output, dialect=dialect, protect=protect)
+        done = transform_file(model, output, config, dialect, progress=show, on_step=on_step)
     if not quiet:
-        _summary(model, output, dialect, config.name, before, graph, result.applied,
-                 time.perf_counter() - started, result.not_quantized)
+        _summary(model, output, dialect, done.config, done.types_in, done.graph, done.result.applied,
+                 time.perf_counter() - started, done.result.not_quantized)
         if trace_dir is not None:
             _trace_summary(trace_dir, traced)
 
