@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 __version__ = "0.1.0"
-_API = ("transform", "transform_file", "report", "analysis")
+_API = ("transform", "transform_file", "report", "analysis", "diff")
 __all__ = ["__version__", *_API]
 
 

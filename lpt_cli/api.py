@@ -27,6 +27,7 @@ from .ir.writer import DIALECTS, write_ir
 from .lpt.config import Config, load_config
 from .lpt.pipeline import PipelineResult, run_pipeline
 from .reports.analyze import Analysis, analyze
+from .reports.diff import Diff, diff_reports
 from .reports.model import Report
 
 if TYPE_CHECKING:
@@ -98,6 +99,25 @@ def report(model: ModelLike, config: ConfigLike = "cpu", shape: ShapeLike | None
     json`: `report.to_dict()` is that document). `shape` gives models with dynamic dimensions
     the MACs of a full inference, e.g. `{"input": (1, 3, 224, 224)}`."""
     return analysis(model, config, shape).report
+
+
+def diff(a: ModelLike, b: ModelLike | None = None, config: ConfigLike = "cpu",
+         config_b: ConfigLike | None = None) -> Diff:
+    """Per-layer precision differences between model `a` under `config` and model `b` (default:
+    `a` again) under `config_b` (default: `config`): which layers lost or gained low precision."""
+    if b is None and config_b is None:
+        raise LptError("nothing to compare: give a second model or a second config")
+    two_models, two_configs = b is not None, config_b is not None
+    b_model = a if b is None else b
+    b_config = config if config_b is None else config_b
+
+    def label(model: ModelLike, spec: ConfigLike) -> str:
+        named = spec.name if isinstance(spec, Config) else os.fspath(spec)
+        if two_models and two_configs:
+            return f"{model_name(model)} ({named})"
+        return model_name(model) if two_models else named
+
+    return diff_reports(report(a, config), report(b_model, b_config), label(a, config), label(b_model, b_config))
 
 
 def analysis(model: ModelLike, config: ConfigLike = "cpu", shape: ShapeLike | None = None) -> Analysis:

@@ -157,3 +157,16 @@ def test_a_model_straight_from_nncf(tmp_path, tiny_models):
     out = lpt_cli.transform(quantized)
     for got, ref in zip(_run(out), _run(quantized), strict=True):
         assert np.allclose(got, ref, atol=1e-4, rtol=1e-4)
+
+
+def test_diff_of_an_in_memory_model_under_two_configs():
+    model = ov.Core().read_model(DETECTION)
+    found = lpt_cli.diff(model, config="cpu", config_b="default")
+    assert found.lost and all(c.a.status == LOW and c.b.status != LOW for c in found.lost)
+    by_path = lpt_cli.diff(DETECTION, config="cpu", config_b="default")
+    assert found.layers == by_path.layers and (found.a_label, found.b_label) == ("cpu", "default")
+
+
+def test_diff_needs_a_second_side():
+    with pytest.raises(LptError, match="nothing to compare"):
+        lpt_cli.diff(DETECTION)
