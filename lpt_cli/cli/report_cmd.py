@@ -13,6 +13,7 @@ from ..reports.analyze import Analysis, write_runtime_model
 from ..reports.chain import chain_lines, require_layer
 from ..reports.compare import Comparison, Observed, compare, comparison_dict, format_comparison
 from ..reports.render import FORMATS, render
+from .report_many import model_paths, report_many
 
 if TYPE_CHECKING:
     from ..runtime.profile import Profile
@@ -22,11 +23,13 @@ Exit codes:
   0  report printed (low-precision share at or above --fail-under, if given)
   2  bad input: unreadable model or config, unknown --layer, device not available
   3  the low-precision share (MAC-weighted, weightable layers) is below --fail-under
+     (several models: the share of any one of them)
 """
 
 
 @click.command("report", epilog=EPILOG)
-@click.argument("model", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("models", nargs=-1, required=True, metavar="MODEL.xml... | FOLDER",
+                type=click.Path(exists=True, path_type=Path))
 @click.option("--config", "config_spec", default="cpu", show_default=True,
               help="Built-in profile (default, cpu, cpu-vnni, cpu-amx, gpu) or a YAML config file.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
@@ -41,13 +44,22 @@ Exit codes:
 @click.option("--runtime", "device", metavar="DEVICE",
               help="Also compile the original and the transformed model on DEVICE (e.g. CPU), run them "
                    "with performance counters and compare the prediction with what ran in INT8.")
-def report(model: Path, config_spec: str, fmt: str, fail_under: float | None, layer_name: str | None,
+def report(models: tuple[Path, ...], config_spec: str, fmt: str, fail_under: float | None, layer_name: str | None,
            shape_specs: tuple[str, ...], device: str | None) -> None:
     """Per-layer precision report of MODEL after LPT (run in memory; nothing is written).
 
     With --runtime and --format json, the comparison is a `runtime` section of the JSON
     (the performance counters are then left out); otherwise it follows the report as text.
+
+    Several models or a FOLDER (its *.xml): one summary row per model and a total, in every
+    format; --fail-under applies to each model.
     """
+    paths = model_paths(models)
+    if len(paths) > 1 or models[0].is_dir():
+        report_many(paths, config_spec, fmt, fail_under,
+                    {"--layer": layer_name, "--shape": shape_specs, "--runtime": device})
+        return
+    model = paths[0]
     shapes = None
     if shape_specs:
         from ..runtime.inputs import parse_shapes
