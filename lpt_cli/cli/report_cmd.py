@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 from .. import api
+from ..errors import LptError
 from ..reports.analyze import Analysis, write_runtime_model
 from ..reports.chain import chain_lines, require_layer
 from ..reports.compare import Comparison, Observed, compare, comparison_dict, format_comparison
@@ -44,8 +45,11 @@ Exit codes:
 @click.option("--runtime", "device", metavar="DEVICE",
               help="Also compile the original and the transformed model on DEVICE (e.g. CPU), run them "
                    "with performance counters and compare the prediction with what ran in INT8.")
+@click.option("--svg", "svg_path", type=click.Path(dir_okay=False, path_type=Path), metavar="OUT.svg",
+              help="With --layer: also draw the ops around the layer before and after LPT, tensors "
+                   "coloured by precision, as one self-contained SVG file.")
 def report(models: tuple[Path, ...], config_spec: str, fmt: str, fail_under: float | None, layer_name: str | None,
-           shape_specs: tuple[str, ...], device: str | None) -> None:
+           shape_specs: tuple[str, ...], device: str | None, svg_path: Path | None) -> None:
     """Per-layer precision report of MODEL after LPT (run in memory; nothing is written).
 
     With --runtime and --format json, the comparison is a `runtime` section of the JSON
@@ -57,9 +61,13 @@ def report(models: tuple[Path, ...], config_spec: str, fmt: str, fail_under: flo
     paths = model_paths(models)
     if len(paths) > 1 or models[0].is_dir():
         report_many(paths, config_spec, fmt, fail_under,
-                    {"--layer": layer_name, "--shape": shape_specs, "--runtime": device})
+                    {"--layer": layer_name, "--shape": shape_specs, "--runtime": device, "--svg": svg_path})
         return
     model = paths[0]
+    if svg_path is not None and layer_name is None:
+        raise LptError("--svg needs --layer NAME (the layer to draw)")
+    if svg_path is not None and svg_path.suffix.lower() != ".svg":
+        raise LptError(f"--svg {svg_path}: the picture must be an .svg path")
     shapes = None
     if shape_specs:
         from ..runtime.inputs import parse_shapes
@@ -67,6 +75,10 @@ def report(models: tuple[Path, ...], config_spec: str, fmt: str, fail_under: flo
         shapes = parse_shapes(shape_specs)
     analysis = api.analysis(model, config_spec, shapes)
     if layer_name is not None:
+        if svg_path is not None:  # written first: a failure leaves no output behind
+            from ..reports.svg import write_layer_svg
+
+            write_layer_svg(analysis, layer_name, svg_path)
         _show_layer(analysis, layer_name)
     elif fmt == "json":
         doc = analysis.report.to_dict()
