@@ -5,11 +5,17 @@ has *lost* it (what a CI gate between model versions fails on); the opposite *ga
 change of status, reason or precisions that is neither is *changed*. Layers only one side has
 are listed, but do not count as lost: a renamed layer would otherwise fail every gate (the
 summaries' low-precision shares still show a drop).
+
+Names OpenVINO generates (`Multiply_1025545` for a Convolution a converter folded a Multiply
+into, and `Multiply_1025545/fq_output_0` after it) are numbered differently in every export.
+Such layers left unmatched are paired by type in model order, when both sides have as many of
+that type, so two exports of one network compare layer by layer.
 """
 from __future__ import annotations
 
 import io
 import json
+import re
 import shutil
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +26,7 @@ LOST, GAINED, CHANGED, ONLY_A, ONLY_B = "lost", "gained", "changed", "only-a", "
 CHANGES = (LOST, GAINED, CHANGED, ONLY_A, ONLY_B)
 FORMATS = ("table", "json", "markdown")
 _STYLE = {LOST: "red", GAINED: "green"}
+_AUTO_NAME = re.compile(r"^[A-Z][A-Za-z0-9]*_\d+(/|$)")
 
 
 @dataclass(frozen=True)
@@ -30,6 +37,13 @@ class LayerChange:
     change: str  # one of CHANGES
     a: LayerRow | None
     b: LayerRow | None
+
+    @property
+    def label(self) -> str:
+        """The layer's name, or both names of a pair of generated names."""
+        if self.a is not None and self.b is not None and self.a.name != self.b.name:
+            return f"{self.a.name} ~ {self.b.name}"
+        return self.name
 
     @property
     def type(self) -> str:
@@ -68,9 +82,27 @@ def diff_reports(a: Report, b: Report, a_label: str, b_label: str) -> Diff:
     """The layers whose status, reason or precisions differ between report `a` and report `b`."""
     rows_b = {row.name: row for row in b.layers}
     names_a = {row.name for row in a.layers}
-    changes = [change for row in a.layers if (change := _compare(row, rows_b.get(row.name))) is not None]
-    changes += [LayerChange(row.name, ONLY_B, None, row) for row in b.layers if row.name not in names_a]
+    only_b = [row for row in b.layers if row.name not in names_a]
+    paired = _pair_generated([row for row in a.layers if row.name not in rows_b], only_b)
+    changes = [change for row in a.layers
+               if (change := _compare(row, rows_b.get(row.name) or paired.get(row.name))) is not None]
+    taken = {row.name for row in paired.values()}
+    changes += [LayerChange(row.name, ONLY_B, None, row) for row in only_b if row.name not in taken]
     return Diff(a_label, b_label, a, b, tuple(changes))
+
+
+def _pair_generated(only_a: list[LayerRow], only_b: list[LayerRow]) -> dict[str, LayerRow]:
+    """A's unmatched layer with a generated name -> B's, by type in model order (equal counts only)."""
+    def by_type(rows: list[LayerRow]) -> dict[str, list[LayerRow]]:
+        found: dict[str, list[LayerRow]] = {}
+        for row in rows:
+            if _AUTO_NAME.match(row.name):
+                found.setdefault(row.type, []).append(row)
+        return found
+
+    side_b = by_type(only_b)
+    return {ra.name: rb for op, rows in by_type(only_a).items() if len(rows) == len(side_b.get(op, ()))
+            for ra, rb in zip(rows, side_b[op])}
 
 
 def _compare(a: LayerRow, b: LayerRow | None) -> LayerChange | None:
@@ -130,7 +162,7 @@ def _table(diff: Diff) -> str:
     for column in ("layer", "type", "change", "A", "B"):
         table.add_column(column, overflow="fold")
     for c in diff.layers:
-        table.add_row(Text(c.name), Text(c.type), Text(c.change, style=_STYLE.get(c.change, "")),
+        table.add_row(Text(c.label), Text(c.type), Text(c.change, style=_STYLE.get(c.change, "")),
                       Text(describe(c.a)), Text(describe(c.b)))  # Text: `[u8 -> f32]` is not markup
     width = shutil.get_terminal_size(fallback=(160, 24)).columns
     console = Console(file=io.StringIO(), width=width, color_system=None, highlight=False)
@@ -153,6 +185,6 @@ def _markdown(diff: Diff) -> str:
     if diff.layers:
         lines += ["", "| layer | type | change | A | B |", "|---|---|---|---|---|"]
         for c in diff.layers:
-            cells = [c.name, c.type, f"**{c.change}**" if c.change == LOST else c.change, describe(c.a), describe(c.b)]
+            cells = [c.label, c.type, f"**{c.change}**" if c.change == LOST else c.change, describe(c.a), describe(c.b)]
             lines.append("| " + " | ".join(_md(cell) for cell in cells) + " |")
     return "\n".join(lines) + "\n"

@@ -49,3 +49,18 @@ def test_table_shows_bracketed_precisions_verbatim():
     a, b = _report(_row("c[0]", LOW)), _report(_row("c[0]", ORIGINAL, "precision_restriction"))
     text = render_diff(diff_reports(a, b, "A", "B"), "table")
     assert "c[0]" in text and "[u8 i8 -> f32]" in text and "precision_restriction" in text
+
+
+def test_generated_names_pair_by_type_in_order():
+    a = _report(_row("Multiply_10", LOW), _row("Multiply_20", LOW), _row("conv_user", LOW))
+    b = _report(_row("Multiply_11", LOW), _row("Multiply_21", ORIGINAL, "precision_restriction"),
+                _row("conv_renamed", LOW))
+    found = diff_reports(a, b, "A", "B")
+    assert [(c.label, c.change) for c in found.layers] == [
+        ("Multiply_20 ~ Multiply_21", LOST), ("conv_user", ONLY_A), ("conv_renamed", ONLY_B)]
+
+
+def test_generated_names_stay_unpaired_when_counts_differ():
+    a = _report(_row("Multiply_10", LOW), _row("Multiply_20", LOW))
+    b = _report(_row("Multiply_11", LOW))
+    assert [c.change for c in diff_reports(a, b, "A", "B").layers] == [ONLY_A, ONLY_A, ONLY_B]
