@@ -12,7 +12,7 @@ for the few dozen ops shown, with no layout engine to install.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import escape
@@ -20,6 +20,7 @@ from xml.sax.saxutils import escape
 from ..errors import LptError
 from ..ir import Graph, Node, Output
 from .analyze import Analysis
+from .model import LayerRow
 from .chain import find_layer, require_layer
 from .topology import LOW_PRECISION
 
@@ -36,9 +37,10 @@ def precision_colour(value: Output) -> str:
     return FLOAT_COLOUR if value.element_type.name in _FLOATS else OTHER_COLOUR
 
 
-def neighbourhood(graph: Graph, focus: Node) -> list[Node]:
+def neighbourhood(graph: Graph, focus: Node, rank: Mapping[int, int] | None = None) -> list[Node]:
     """`focus`, its producers up to UPSTREAM ops, its consumers up to DOWNSTREAM ops, and the
-    Constants those ops read, at most MAX_NODES, in the graph's topological order."""
+    Constants those ops read, at most MAX_NODES, in the graph's topological order (`rank`:
+    node id -> position in it, when the caller draws many layers of one graph)."""
     picked: dict[int, Node] = {focus.id: focus}
 
     def add(node: Node) -> bool:
@@ -55,7 +57,12 @@ def neighbourhood(graph: Graph, focus: Node) -> list[Node]:
         for slot in node.inputs:
             if _drawn_constant(slot.source, node, slot.index):
                 add(slot.source.node)
-    return [node for node in graph.topological_order() if node.id in picked]
+    rank = rank if rank is not None else topological_rank(graph)
+    return sorted(picked.values(), key=lambda node: rank[node.id])
+
+
+def topological_rank(graph: Graph) -> dict[int, int]:
+    return {node.id: i for i, node in enumerate(graph.topological_order())}
 
 
 def _drawn_constant(value: Output, user: Node, port: int) -> bool:
@@ -129,8 +136,8 @@ def _tensor(value: Output) -> str:
     return f"{value.element_type.name}[{shape}]"
 
 
-def _panel_svg(panel: _Panel, dx: float) -> list[str]:
-    out = [f'<g id="{panel.title.replace(" ", "-").lower()}" transform="translate({dx:.0f},0)">',
+def _panel_svg(panel: _Panel, dx: float, prefix: str) -> list[str]:
+    out = [f'<g id="{prefix}{panel.title.replace(" ", "-").lower()}" transform="translate({dx:.0f},0)">',
            f'<text x="{MARGIN}" y="66" class="panel">{escape(panel.title)}</text>']
     if panel.focus is None:
         out.append(f'<text x="{MARGIN}" y="{TITLE_H + 20}" class="note">(not in this model: LPT folded or fused it)'
@@ -150,7 +157,7 @@ def _panel_svg(panel: _Panel, dx: float) -> list[str]:
             out.append(f"<g><title>{escape(source.node.name)} -> {escape(node.name)} (in {slot.index}): "
                        f"{escape(_tensor(source))}</title>"
                        f'<path d="M{x1:.1f},{y1:.1f} C{x1:.1f},{mid:.1f} {x2:.1f},{mid:.1f} {x2:.1f},{y2 - 1:.1f}" '
-                       f'stroke="{colour}" stroke-width="{wide}" fill="none" marker-end="url(#{_MARKERS[colour]})"/></g>')
+                       f'stroke="{colour}" stroke-width="{wide}" fill="none" marker-end="url(#{prefix}{_MARKERS[colour]})"/></g>')
             out.append(f'<text x="{(x1 + x2) / 2 + 4:.1f}" y="{mid + 4:.1f}" class="edge" fill="{colour}">'
                        f"{escape(source.element_type.name)}</text>")
     for node in panel.nodes:
@@ -185,13 +192,36 @@ rect.focus { fill: #e3f2fd; stroke: #1565c0; stroke-width: 2.5; }
 """
 
 
+class LayerPictures:
+    """Draws layers of one analysis (the graphs before and after LPT); each graph's topological
+    order is computed once, however many layers are drawn (`lpt report --html`)."""
+
+    def __init__(self, before: Graph, after: Graph) -> None:
+        self.graphs = (before, after)
+        self._ranks: dict[int, dict[int, int]] = {}
+
+    def _around(self, which: int, name: str | None) -> tuple[list[Node], Node | None]:
+        graph = self.graphs[which]
+        focus = find_layer(graph, name) if name else None
+        if focus is None:
+            return [], None
+        rank = self._ranks.setdefault(which, topological_rank(graph))
+        return neighbourhood(graph, focus, rank), focus
+
+    def svg(self, name: str, after_name: str | None, heading: tuple[str, ...], prefix: str = "") -> str:
+        """The SVG document: layer `name` before LPT beside `after_name` (its name after LPT; None:
+        removed), under `heading` (the status line, then the reason, if any); `prefix` keeps the
+        ids of several pictures in one HTML page apart."""
+        return _document([_layout("before LPT", *self._around(0, name)),
+                          _layout("after LPT", *self._around(1, after_name))], heading, prefix)
+
+
 def layer_svg(before: Graph, after: Graph, name: str, after_name: str | None, heading: tuple[str, ...]) -> str:
-    """The SVG document: layer `name` in `before` beside `after_name` (its name after LPT; None:
-    removed) in `after`, under `heading` (the layer's status line, then its reason, if any)."""
-    focus_before = find_layer(before, name)
-    focus_after = find_layer(after, after_name) if after_name else None
-    panels = [_layout("before LPT", neighbourhood(before, focus_before) if focus_before else [], focus_before),
-              _layout("after LPT", neighbourhood(after, focus_after) if focus_after else [], focus_after)]
+    """One picture (see LayerPictures.svg)."""
+    return LayerPictures(before, after).svg(name, after_name, heading)
+
+
+def _document(panels: list[_Panel], heading: tuple[str, ...], prefix: str) -> str:
     width = sum(p.width for p in panels)
     legend_y = max(p.height for p in panels) + 40
     height = legend_y + 30
@@ -199,7 +229,7 @@ def layer_svg(before: Graph, after: Graph, name: str, after_name: str | None, he
              f'viewBox="0 0 {width:.0f} {height:.0f}">',
              f"<style>{_STYLE}</style>",
              "<defs>" + "".join(
-                 f'<marker id="{marker}" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="8" markerHeight="8" '
+                 f'<marker id="{prefix}{marker}" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="8" markerHeight="8" '
                  f'markerUnits="userSpaceOnUse" orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="{colour}"/></marker>'
                  for colour, marker in _MARKERS.items()) + "</defs>",
              f'<rect width="{width:.0f}" height="{height:.0f}" fill="#ffffff"/>',
@@ -207,7 +237,7 @@ def layer_svg(before: Graph, after: Graph, name: str, after_name: str | None, he
                for i, (kind, line) in enumerate(zip(("heading", "reason"), heading)))]
     dx = 0.0
     for panel in panels:
-        parts += _panel_svg(panel, dx)
+        parts += _panel_svg(panel, dx, prefix)
         dx += panel.width
     x = MARGIN
     for colour, label in ((LOW_COLOUR, "u8 / i8 (low precision)"), (FLOAT_COLOUR, "f32 / f16 (float)"),
@@ -223,18 +253,26 @@ def write_layer_svg(analysis: Analysis, name: str, path: Path) -> None:
     """Draws layer `name` of `analysis` into `path`, written whole or not at all."""
     require_layer(analysis.before, name)
     row = next((r for r in analysis.report.layers if r.name == name), None)
-    heading: tuple[str, ...]
+    text = LayerPictures(analysis.before, analysis.after).svg(name, *heading_of(row, name))
+    write_document(path, text, "--svg")
+
+
+def heading_of(row: LayerRow | None, name: str) -> tuple[str | None, tuple[str, ...]]:
+    """(the layer's name after LPT, the picture's heading lines) for report row `row` of layer `name`."""
     if row is None:
-        heading, after_name = (f"{name}: not a layer the report covers",), name
-    else:
-        heading, after_name = (f"{row.name} ({row.type}): {row.status}",), row.transformed_name
-        if row.reason:
-            heading += (f"{row.reason.code}: {row.reason.detail}",)
-    text = layer_svg(analysis.before, analysis.after, name, after_name, heading)
+        return name, (f"{name}: not a layer the report covers",)
+    heading: tuple[str, ...] = (f"{row.name} ({row.type}): {row.status}",)
+    if row.reason:
+        heading += (f"{row.reason.code}: {row.reason.detail}",)
+    return row.transformed_name, heading
+
+
+def write_document(path: Path, text: str, option: str) -> None:
+    """Writes `text` to `path` through a temporary file, so a failure leaves nothing behind."""
     temp = path.with_name(f".{path.name}.tmp")
     try:
         temp.write_text(text, encoding="utf-8")
         os.replace(temp, path)
     except OSError as exc:
         temp.unlink(missing_ok=True)
-        raise LptError(f"--svg {path}: cannot write: {exc.strerror or exc}") from None
+        raise LptError(f"{option} {path}: cannot write: {exc.strerror or exc}") from None
