@@ -48,8 +48,11 @@ Exit codes:
 @click.option("--svg", "svg_path", type=click.Path(dir_okay=False, path_type=Path), metavar="OUT.svg",
               help="With --layer: also draw the ops around the layer before and after LPT, tensors "
                    "coloured by precision, as one self-contained SVG file.")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), metavar="OUT.html",
+              help="Also write the report as one self-contained HTML page: the layer table with a filter, "
+                   "and before/after pictures of the layers left in float and the weightable ones.")
 def report(models: tuple[Path, ...], config_spec: str, fmt: str, fail_under: float | None, layer_name: str | None,
-           shape_specs: tuple[str, ...], device: str | None, svg_path: Path | None) -> None:
+           shape_specs: tuple[str, ...], device: str | None, svg_path: Path | None, html_path: Path | None) -> None:
     """Per-layer precision report of MODEL after LPT (run in memory; nothing is written).
 
     With --runtime and --format json, the comparison is a `runtime` section of the JSON
@@ -61,19 +64,27 @@ def report(models: tuple[Path, ...], config_spec: str, fmt: str, fail_under: flo
     paths = model_paths(models)
     if len(paths) > 1 or models[0].is_dir():
         report_many(paths, config_spec, fmt, fail_under,
-                    {"--layer": layer_name, "--shape": shape_specs, "--runtime": device, "--svg": svg_path})
+                    {"--layer": layer_name, "--shape": shape_specs, "--runtime": device, "--svg": svg_path,
+                     "--html": html_path})
         return
     model = paths[0]
     if svg_path is not None and layer_name is None:
         raise LptError("--svg needs --layer NAME (the layer to draw)")
     if svg_path is not None and svg_path.suffix.lower() != ".svg":
         raise LptError(f"--svg {svg_path}: the picture must be an .svg path")
+    if html_path is not None and html_path.suffix.lower() not in (".html", ".htm"):
+        raise LptError(f"--html {html_path}: the page must be an .html path")
     shapes = None
     if shape_specs:
         from ..runtime.inputs import parse_shapes
 
         shapes = parse_shapes(shape_specs)
     analysis = api.analysis(model, config_spec, shapes)
+    if html_path is not None:  # written first: a failure leaves no output behind
+        from ..reports.html import report_html
+        from ..reports.svg import write_document
+
+        write_document(html_path, report_html(analysis), "--html")
     if layer_name is not None:
         if svg_path is not None:  # written first: a failure leaves no output behind
             from ..reports.svg import write_layer_svg
