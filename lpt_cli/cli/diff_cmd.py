@@ -18,7 +18,7 @@ Examples:
 Exit codes:
   0  no layer lost low precision from A to B
   2  bad input: unreadable model or config, not exactly two sides to compare
-  3  a layer in low precision in A is not in B (a CI gate against regressions)
+  3  some layer lost low precision from A to B (a CI gate against regressions)
 """
 
 

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 
 import click
 
-from .. import api
 from ..errors import LptError
 from ..reports.analyze import Analysis, write_runtime_model
 from ..reports.chain import chain_lines, require_layer
@@ -67,6 +66,8 @@ def report(models: tuple[Path, ...], config_spec: str, fmt: str, fail_under: flo
                     {"--layer": layer_name, "--shape": shape_specs, "--runtime": device, "--svg": svg_path,
                      "--html": html_path})
         return
+    from .. import api  # the LPT stack loads only when a command runs
+
     model = paths[0]
     if svg_path is not None and layer_name is None:
         raise LptError("--svg needs --layer NAME (the layer to draw)")

@@ -98,4 +98,4 @@ def test_bad_input_is_one_line_exit_2(args, message):
 
 def test_help_documents_exit_codes():
     text = run("diff", "--help").stdout
-    assert "Exit codes:" in text and "3  a layer in low precision in A is not in B" in text
+    assert "Exit codes:" in text and "3  some layer lost low precision from A to B" in text
