@@ -8,7 +8,10 @@ The Python API (lpt_cli/api.py) loads on first use, so `import lpt_cli` stays ch
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__ loads them
+    from .api import analysis, diff, report, transform, transform_file
 
 __version__ = "0.1.0"
 _API = ("transform", "transform_file", "report", "analysis", "diff")
