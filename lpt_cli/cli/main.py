@@ -16,6 +16,7 @@ from .. import __version__
 from ..errors import LptError, PassError
 from .benchmark_cmd import benchmark
 from .config_cmd import config_group
+from .diff_cmd import diff
 from .report_cmd import report
 from .transform import transform
 from .verify_cmd import verify
@@ -68,3 +69,4 @@ main.add_command(config_group)
 main.add_command(report)
 main.add_command(verify)
 main.add_command(benchmark)
+main.add_command(diff)

@@ -8,12 +8,13 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ..lpt.config import load_config
-from ..reports.analyze import Analysis, analyze, write_runtime_model
+from ..errors import LptError
+from ..reports.analyze import Analysis, write_runtime_model
 from ..reports.chain import chain_lines, require_layer
 from ..reports.compare import Comparison, Observed, compare, comparison_dict, format_comparison
 from ..reports.render import FORMATS, render
 from .paths import check_model
+from .report_many import model_paths, report_many
 
 if TYPE_CHECKING:
     from ..runtime.profile import Profile
@@ -23,12 +24,13 @@ Exit codes:
   0  report printed (low-precision share at or above --fail-under, if given)
   2  bad input: unreadable model or config, unknown --layer, device not available
   3  the low-precision share (MAC-weighted, weightable layers) is below --fail-under
+     (several models: the share of any one of them)
 """
 
 
 @click.command("report", epilog=EPILOG,
                short_help="Per-layer precision report of MODEL after LPT, with a reason for every float layer.")
-@click.argument("model", type=click.Path(path_type=Path))
+@click.argument("models", nargs=-1, required=True, metavar="MODEL.xml... | FOLDER", type=click.Path(path_type=Path))
 @click.option("--config", "config_spec", default="cpu", show_default=True,
               help="Built-in profile (default, cpu, cpu-vnni, cpu-amx, gpu) or a YAML config file.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
@@ -43,27 +45,57 @@ Exit codes:
 @click.option("--runtime", "device", metavar="DEVICE",
               help="Also compile the original and the transformed model on DEVICE (e.g. CPU), run them "
                    "with performance counters and compare the prediction with what ran in INT8.")
-def report(model: Path, config_spec: str, fmt: str, fail_under: float | None, layer_name: str | None,
-           shape_specs: tuple[str, ...], device: str | None) -> None:
+@click.option("--svg", "svg_path", type=click.Path(dir_okay=False, path_type=Path), metavar="OUT.svg",
+              help="With --layer: also draw the ops around the layer before and after LPT, tensors "
+                   "coloured by precision, as one self-contained SVG file.")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), metavar="OUT.html",
+              help="Also write the report as one self-contained HTML page: the layer table with a filter, "
+                   "and before/after pictures of the layers left in float and the weightable ones.")
+def report(models: tuple[Path, ...], config_spec: str, fmt: str, fail_under: float | None, layer_name: str | None,
+           shape_specs: tuple[str, ...], device: str | None, svg_path: Path | None, html_path: Path | None) -> None:
     """Per-layer precision report of MODEL after LPT (run in memory; nothing is written).
 
     With --runtime and --format json, the comparison is a `runtime` section of the JSON
     (the performance counters are then left out); otherwise it follows the report as text.
+
+    Several models or a FOLDER (its *.xml): one summary row per model and a total, in every
+    format; --fail-under applies to each model.
     """
-    check_model(model)
+    paths = [check_model(path) for path in model_paths(models)]
+    if len(paths) > 1 or models[0].is_dir():
+        report_many(paths, config_spec, fmt, fail_under,
+                    {"--layer": layer_name, "--shape": shape_specs, "--runtime": device, "--svg": svg_path,
+                     "--html": html_path})
+        return
+    from .. import api  # the LPT stack loads only when a command runs
+
+    model = paths[0]
+    if svg_path is not None and layer_name is None:
+        raise LptError("--svg needs --layer NAME (the layer to draw)")
+    if svg_path is not None and svg_path.suffix.lower() != ".svg":
+        raise LptError(f"--svg {svg_path}: the picture must be an .svg path")
+    if html_path is not None and html_path.suffix.lower() not in (".html", ".htm"):
+        raise LptError(f"--html {html_path}: the page must be an .html path")
     if device is not None:  # before the work, not after a full report has been printed
         from ..runtime.device import require_device
 
         require_device(device)
-    config = load_config(config_spec)
     shapes = None
     if shape_specs:
         from ..runtime.inputs import parse_shapes
-        from ..runtime.shapes import weightable_shapes
 
-        shapes = weightable_shapes(model, parse_shapes(shape_specs))
-    analysis = analyze(model, config, shapes)
+        shapes = parse_shapes(shape_specs)
+    analysis = api.analysis(model, config_spec, shapes)
+    if html_path is not None:  # written first: a failure leaves no output behind
+        from ..reports.html import report_html
+        from ..reports.svg import write_document
+
+        write_document(html_path, report_html(analysis), "--html")
     if layer_name is not None:
+        if svg_path is not None:  # written first: a failure leaves no output behind
+            from ..reports.svg import write_layer_svg
+
+            write_layer_svg(analysis, layer_name, svg_path)
         _show_layer(analysis, layer_name)
     elif fmt == "json":
         doc = analysis.report.to_dict()

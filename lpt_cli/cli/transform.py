@@ -15,11 +15,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from .. import __version__
 from ..errors import LptError
 from ..ir.graph import Graph
-from ..ir.provenance import stamp
-from ..ir.reader import read_ir
 from ..ir.writer import DIALECTS, write_ir
 from .paths import check_model, check_output
 
@@ -71,37 +68,28 @@ Trace (--trace DIR):
 def transform(model: Path, config_spec: str, output: Path | None, dialect: str, trace_dir: Path | None,
               fmt: str, quiet: bool) -> None:
     """Apply OpenVINO's Low Precision Transformations to the quantized IR MODEL.xml."""
-    from ..lpt.config import load_config  # the LPT stack loads only when a command needs it
-    from ..lpt.pipeline import run_pipeline
-    from ..ir.legalize import copy_graph
-    from ..reports.analyze import require_not_transformed
+    from ..api import resolve_config, transform_file  # the LPT stack loads only when a command needs it
 
     check_model(model)
     output = output if output is not None else Path.cwd() / f"{model.stem}_lpt.xml"
     protect = [model, model.with_suffix(".bin")]
     started = time.perf_counter()
-    config = load_config(config_spec)  # a bad config or output path fails before a large model is read
+    config = resolve_config(config_spec)  # a bad config or output path fails before a large model is read
     check_output(output, protect)
     traced: list[Path] = []
     if trace_dir is not None:
         _prepare_trace(trace_dir)
     with _status(quiet) as show:
-        show("reading")
-        graph = read_ir(model)
-        require_not_transformed(graph, model)
-        before = Counter(node.type for node in graph)
-        original = copy_graph(graph) if fmt == "json" else None  # the per-layer summary compares
         on_step = _tracer(trace_dir, protect, traced) if trace_dir is not None else None
-        result = run_pipeline(graph, config, progress=show, on_step=on_step)
-        show("writing")
-        stamp(graph, version=__version__, dialect=dialect, config=config.name)
-        written = write_ir(graph, output, dialect=dialect, protect=protect)
-    if original is not None:
-        _print_json(model, output, dialect, config, original, graph, result, sum(before.values()), written,
-                    time.perf_counter() - started)
+        done = transform_file(model, output, config, dialect, progress=show, on_step=on_step,
+                              keep_original=fmt == "json")  # the per-layer summary compares
+    seconds = time.perf_counter() - started
+    if done.original is not None:
+        _print_json(model, output, dialect, config, done.original, done.graph, done.result,
+                    sum(done.types_in.values()), done.layers_written, seconds)
     elif not quiet:
-        _summary(model, output, dialect, config.name, before, graph, written, result.applied,
-                 time.perf_counter() - started, result.not_quantized)
+        _summary(model, output, dialect, config.name, done.types_in, done.graph, done.layers_written,
+                 done.result.applied, seconds, done.result.not_quantized)
         if trace_dir is not None:
             _trace_summary(trace_dir, traced)
 

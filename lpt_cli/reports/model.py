@@ -38,6 +38,12 @@ class LayerRow:
     macs: int | None = None  # weightable layers only
     transformed_name: str | None = None  # its name after LPT (None: removed)
 
+    def to_dict(self) -> dict[str, Any]:
+        """One entry of the JSON document's `layers`."""
+        item = asdict(self)
+        item["input_precisions"] = list(self.input_precisions)
+        return item
+
 
 @dataclass(frozen=True)
 class Summary:
@@ -69,11 +75,7 @@ class Report:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document (see report.schema.json)."""
-        layers = []
-        for row in self.layers:
-            item = asdict(row)
-            item["input_precisions"] = list(row.input_precisions)
-            layers.append(item)
+        layers = [row.to_dict() for row in self.layers]
         summary = asdict(self.summary)
         summary["unimplemented"] = list(self.summary.unimplemented)
         return {"schema_version": SCHEMA_VERSION, "model": self.model, "summary": summary, "layers": layers}

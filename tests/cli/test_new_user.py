@@ -42,10 +42,15 @@ def test_missing_model_is_one_line_naming_it(tmp_path: Path, command: str) -> No
     assert line == f"lpt: error: {tmp_path / 'nope.xml'}: no such file"
 
 
-@pytest.mark.parametrize("command", ["transform", "report"])
-def test_folder_as_model(tmp_path: Path, command: str) -> None:
-    line = one_error_line(run(command, tmp_path))
+def test_folder_as_model(tmp_path: Path) -> None:
+    line = one_error_line(run("transform", tmp_path))
     assert line == f"lpt: error: {tmp_path}: is a folder, expected an IR .xml file"
+
+
+def test_report_on_a_folder_without_models(tmp_path: Path) -> None:
+    """`lpt report FOLDER` reports every model in it; an empty folder is one clear line."""
+    line = one_error_line(run("report", tmp_path))
+    assert line == f"lpt: error: {tmp_path}: no .xml model in this folder"
 
 
 def test_onnx_model_says_convert_it_first(tmp_path: Path) -> None:
@@ -64,12 +69,12 @@ def test_bin_that_is_a_folder_is_named(tmp_path: Path) -> None:
 
 
 def test_unwritable_output_fails_before_the_work(resnet: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import lpt_cli.cli.transform as transform_module
+    import lpt_cli.api as api_module
 
     def never(*_args: object, **_kwargs: object) -> None:
         raise AssertionError("the model was read before the output path was checked")
 
-    monkeypatch.setattr(transform_module, "read_ir", never)
+    monkeypatch.setattr(api_module, "read_ir", never)
     line = one_error_line(run("transform", resnet, "-o", "/proc/x.xml"))
     assert line.startswith("lpt: error: /proc: cannot write into the output folder")
 

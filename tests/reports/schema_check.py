@@ -46,3 +46,29 @@ def check(value, schema, defs):
         for item in value:
             check(item, schema["items"], defs)
     return None
+
+
+def load_schema(name: str) -> dict:
+    """Another schema of lpt_cli/reports, its `report.schema.json#/...` references replaced by
+    the parts of SCHEMA they name (check() only follows references into `$defs`)."""
+    schema = json.loads(resources.files("lpt_cli.reports").joinpath(name).read_text())
+
+    def resolve(node):
+        if isinstance(node, dict):
+            ref = node.get("$ref", "")
+            if ref.startswith("report.schema.json#/"):
+                target = SCHEMA
+                for key in ref.split("#/", 1)[1].split("/"):
+                    target = target[key]
+                return target
+            return {key: resolve(value) for key, value in node.items()}
+        if isinstance(node, list):
+            return [resolve(item) for item in node]
+        return node
+
+    return resolve(schema)
+
+
+def check_document(doc, schema: dict) -> None:
+    """`doc` against `schema` (from load_schema), its own and the report's `$defs` both known."""
+    check(doc, schema, {**SCHEMA["$defs"], **schema.get("$defs", {})})
