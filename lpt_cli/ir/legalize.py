@@ -50,13 +50,39 @@ _DEQUANTIZATION = frozenset({"Subtract", "Multiply"})  # continue a Convert into
 _ARITHMETIC = frozenset({"Subtract", "Multiply", "Add"})  # an integer constant here is a zero point/scale
 
 
+# Layers whose dequantization Multiply the CPU plugin fuses into the kernel, which it then names
+# after the Multiply. (Its FullyConnected kernels follow no such rule: a MatMul keeps its names.)
+_SCALED_KERNELS = frozenset({"Convolution", "GroupConvolution", "ConvolutionBackpropData"})
+_DEQUANTIZATION_MULTIPLY = "/DequantizationMultiply"
+
+
 def legalize_for_runtime(graph: Graph) -> Graph:
     """A copy of `graph` in which every op is one stock OpenVINO accepts, same math."""
     g = copy_graph(graph)
     for node in g.topological_order():
         if _needs_float(node):
             _relax(g, node)
+    _name_kernels_as_layers(g)
     return g
+
+
+def _name_kernels_as_layers(g: Graph) -> None:
+    """A layer's name moves to its `LAYER/DequantizationMultiply`, the layer becomes
+    `LAYER_original` (what LPT itself does for a layer feeding a model output).
+
+    The CPU plugin fuses that Multiply into the INT8 kernel and names the kernel after the
+    Multiply. Measured on openvino 2026.4: benchmark_app -pc listed `conv_2` for the original
+    model and `conv_2/DequantizationMultiply` for lpt's; with this naming, `conv_2` for both.
+    """
+    for node in list(g.topological_order()):
+        if node.type not in _SCALED_KERNELS or len(node.outputs) != 1:
+            continue
+        users = node.outputs[0].consumers()
+        if len(users) != 1 or users[0].node.name != f"{node.name}{_DEQUANTIZATION_MULTIPLY}":
+            continue
+        layer_name = node.name
+        g.rename(node, g.unique_name(f"{layer_name}_original"))
+        g.rename(users[0].node, layer_name)
 
 
 def copy_graph(graph: Graph) -> Graph:
