@@ -8,16 +8,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
-from rich.console import Console
-from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
-from rich.table import Table
 
-from ..lpt.config import load_config
-from ..reports.analyze import analyze, write_runtime_model
 from ..runtime import PRECISION_HINTS
 
 if TYPE_CHECKING:
     from openvino import CompiledModel
+    from rich.progress import Progress, TaskID
 
     from ..runtime.bench import BenchResult
 
@@ -46,6 +42,8 @@ def benchmark(model: Path, config_spec: str, device: str, fp32_model: Path | Non
 
     One synchronous request per model, one model after the other; a progress bar goes to stderr.
     """
+    from ..lpt.config import load_config  # imported here: `lpt --help` loads no command's stack
+    from ..reports.analyze import analyze, write_runtime_model
     from ..runtime.compile import compile_model
     from ..runtime.device import require_device
 
@@ -63,6 +61,9 @@ def benchmark(model: Path, config_spec: str, device: str, fp32_model: Path | Non
 
 
 def _measure(compiled: dict[str, CompiledModel], seconds: float) -> dict[str, BenchResult]:
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
     from ..runtime.bench import benchmark as run_loop
     from ..runtime.inputs import random_inputs
 
@@ -98,6 +99,9 @@ def _device_lines(device: str, precision_hint: str) -> str:
 
 
 def _table(results: dict[str, BenchResult], facts: dict[str, tuple[str, str]]) -> str:
+    from rich.console import Console
+    from rich.table import Table
+
     base, fp32 = results[ORIGINAL], results.get(FP32)
     table = Table(title="benchmark")
     for column in ("model", "inference precision", "INT8 kernels", "throughput (FPS)", "median (ms)",

@@ -8,13 +8,11 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ..lpt.config import load_config
-from ..reports.analyze import Analysis, analyze, write_runtime_model
-from ..reports.chain import chain_lines, require_layer
-from ..reports.compare import Comparison, Observed, compare, comparison_dict, format_comparison
-from ..reports.render import FORMATS, render
+from ..reports import FORMATS
 
 if TYPE_CHECKING:
+    from ..reports.analyze import Analysis
+    from ..reports.compare import Comparison, Observed
     from ..runtime.profile import Profile
 
 EPILOG = """\b
@@ -48,6 +46,11 @@ def report(model: Path, config_spec: str, fmt: str, fail_under: float | None, la
     With --runtime and --format json, the comparison is a `runtime` section of the JSON
     (the performance counters are then left out); otherwise it follows the report as text.
     """
+    from ..lpt.config import load_config  # imported here: `lpt --help` loads no command's stack
+    from ..reports.analyze import analyze
+    from ..reports.compare import comparison_dict
+    from ..reports.render import render
+
     config = load_config(config_spec)
     shapes = None
     if shape_specs:
@@ -74,6 +77,8 @@ def report(model: Path, config_spec: str, fmt: str, fail_under: float | None, la
 
 
 def _show_layer(analysis: Analysis, name: str) -> None:
+    from ..reports.chain import chain_lines, require_layer
+
     require_layer(analysis.before, name)
     row = next((r for r in analysis.report.layers if r.name == name), None)
     if row is None:
@@ -89,6 +94,8 @@ def _show_layer(analysis: Analysis, name: str) -> None:
 
 def _runtime(analysis: Analysis, model: Path, device: str) -> tuple[tuple[Profile, Profile], list[Comparison]]:
     """Profiles of the original and the transformed model on `device`, and the per-layer comparison."""
+    from ..reports.analyze import write_runtime_model
+    from ..reports.compare import compare
     from ..runtime.device import require_device
     from ..runtime.profile import profile_model
 
@@ -102,6 +109,8 @@ def _runtime(analysis: Analysis, model: Path, device: str) -> tuple[tuple[Profil
 
 
 def _print_runtime(analysis: Analysis, model: Path, device: str) -> None:
+    from ..reports.compare import format_comparison
+
     (original, transformed), rows = _runtime(analysis, model, device)
     click.echo(f"\nperformance counters, original model on {device}:")
     click.echo(original.perf_text, nl=False)
@@ -112,6 +121,7 @@ def _print_runtime(analysis: Analysis, model: Path, device: str) -> None:
 
 
 def _observed(profile: Profile) -> dict[str, Observed]:
+    from ..reports.compare import Observed
     from ..runtime.layers import describe
 
     return {name: Observed(describe(layer), layer.low_precision, layer.name, own, layer.layer_type)

@@ -16,11 +16,10 @@ from typing import TYPE_CHECKING
 import click
 
 from ..errors import LptError
-from ..ir.graph import Graph
-from ..ir.reader import read_ir
-from ..ir.writer import DIALECTS, write_ir
+from ..ir import DIALECTS
 
 if TYPE_CHECKING:
+    from ..ir.graph import Graph
     from ..lpt.pipeline import StepHook
 
 _EPILOG = """\b
@@ -63,7 +62,9 @@ Trace (--trace DIR):
 def transform(model: Path, config_spec: str, output: Path | None, dialect: str, trace_dir: Path | None,
               quiet: bool) -> None:
     """Apply OpenVINO's Low Precision Transformations to the quantized IR MODEL.xml."""
-    from ..lpt.config import load_config  # the LPT stack loads only when a command needs it
+    from ..ir.reader import read_ir  # the IR and LPT stacks load only when the command runs
+    from ..ir.writer import write_ir
+    from ..lpt.config import load_config
     from ..lpt.pipeline import run_pipeline
 
     if model.suffix.lower() != ".xml":
@@ -104,6 +105,7 @@ def _prepare_trace(folder: Path) -> None:
 
 def _tracer(folder: Path, protect: list[Path], written: list[Path]) -> StepHook:
     """A pipeline callback writing the graph as DIR/NN_<step>.xml, LPT's markup as rt_info."""
+    from ..ir.writer import write_ir
     from ..reports.rt_info import markup_rt_info
 
     def write(step: str, graph: Graph) -> None:

@@ -20,11 +20,11 @@ from typing import Any, BinaryIO
 from lxml import etree
 
 from ..errors import IRWriteError
+from . import DIALECTS
 from .constant import Blob, ConstantData
 from .eltypes import ElementType
 from .graph import Graph, GraphError, Input, Node, Output, Shape
 
-DIALECTS = ("runtime", "lowp")
 TO_IR_TYPE = {"Constant": "Const", "Relu": "ReLU", "PRelu": "PReLU", "Softmax": "SoftMax"}
 _PRECISION = {"u1": "BIN"}  # OpenVINO's serializer spells u1 this way
 RtInfo = Callable[[Node | Input | Output], Mapping[str, str]]  # holder -> attribute name -> value

@@ -9,9 +9,9 @@ import shutil
 from rich.console import Console
 from rich.table import Table
 
+from . import FORMATS  # noqa: F401 - render() takes one of these
 from .model import LOW, ORIGINAL, LayerRow, Report, Summary
 
-FORMATS = ("table", "json", "csv", "markdown")
 CSV_COLUMNS = ("name", "type", "input_precisions", "output_precision", "status", "reason_code",
                "reason_detail", "transformation", "macs")
 _STYLE = {LOW: "green", ORIGINAL: "yellow"}

@@ -141,12 +141,10 @@ def test_usage_errors_exit_2(tmp_path: Path) -> None:
 
 
 def test_internal_error_is_one_line_unless_debug(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import lpt_cli.cli.transform as transform_module
-
     def explode(path: Path) -> None:
         raise ZeroDivisionError("boom")
 
-    monkeypatch.setattr(transform_module, "read_ir", explode)
+    monkeypatch.setattr("lpt_cli.ir.reader.read_ir", explode)  # transform imports it per run
     model = make_model(tmp_path)
     quiet = CliRunner().invoke(main, ["transform", str(model)])
     assert quiet.exit_code == 1
