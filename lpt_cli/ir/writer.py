@@ -10,6 +10,7 @@ callers can show facts the IR does not know about (e.g. LPT's markup) in tools l
 from __future__ import annotations
 
 import copy
+import errno
 import hashlib
 import os
 import tempfile
@@ -34,33 +35,94 @@ def precision_name(etype: ElementType) -> str:
     return _PRECISION.get(etype.name, etype.precision)
 
 
-class _BinWriter:
-    """Appends blobs to the .bin, storing byte-identical blobs once."""
+_CHUNK = 1 << 24  # bytes per system call when a range is written or hashed piecewise
+_NO_KERNEL_COPY = (errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP, errno.EBADF, errno.EPERM)
 
-    def __init__(self, handle: BinaryIO) -> None:
-        self.handle = handle
+
+def _digest(raw: bytes | memoryview) -> bytes:
+    return hashlib.blake2b(raw, digest_size=16).digest()
+
+
+class _BinWriter:
+    """Appends blobs to the .bin, storing byte-identical blobs once.
+
+    Ranges of an input .bin are copied file to file by the kernel (copy_file_range), never
+    through Python's memory. A blob is hashed only once another blob of its size comes
+    along (the earlier one is then read back from the output), so weights of distinct
+    sizes are not even read.
+    """
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
         self.offset = 0
+        self._sizes: set[int] = set()
+        self._unhashed: dict[int, int] = {}  # size -> offset of the one blob of that size not hashed yet
         self._by_digest: dict[tuple[int, bytes], int] = {}
         self._by_slice: dict[tuple[int, int, int], int] = {}
 
-    def add(self, raw: bytes | memoryview, slice_key: tuple[int, int, int] | None = None) -> tuple[int, int]:
-        size = len(raw)
-        if slice_key is not None and slice_key in self._by_slice:
-            return self._by_slice[slice_key], size
-        key = (size, hashlib.blake2b(raw, digest_size=16).digest())
-        offset = self._by_digest.get(key)
-        if offset is None:
-            offset = self._by_digest[key] = self.offset
-            self.handle.write(raw)
-            self.offset += size
-        if slice_key is not None:
-            self._by_slice[slice_key] = offset
-        return offset, size
+    def add_slice(self, blob: Blob, offset: int, size: int) -> tuple[int, int]:
+        """`size` bytes at `offset` of `blob`, copied unless identical bytes are stored already."""
+        key = (id(blob), offset, size)
+        if key not in self._by_slice:
+            self._by_slice[key] = self._store(size, lambda: blob.view(offset, size),
+                                              lambda at: self._copy(blob, offset, size, at))
+        return self._by_slice[key], size
+
+    def add_bytes(self, raw: bytes | memoryview) -> tuple[int, int]:
+        return self._store(len(raw), lambda: raw, lambda at: self._write(raw, at)), len(raw)
 
     def add_constant(self, data: ConstantData) -> tuple[int, int]:
         if data.is_lazy and data.blob is not None:
-            return self.add(data.raw_bytes(), (id(data.blob), data.offset, data.size))
-        return self.add(data.raw_bytes())
+            return self.add_slice(data.blob, data.offset, data.size)
+        return self.add_bytes(data.raw_bytes())
+
+    def _store(self, size: int, content: Callable[[], bytes | memoryview], write: Callable[[int], None]) -> int:
+        """The offset of identical bytes stored before, else of `content` appended by `write`."""
+        digest = None
+        if size in self._sizes:
+            first = self._unhashed.pop(size, None)
+            if first is not None:
+                self._by_digest.setdefault((size, self._written_digest(first, size)), first)
+            digest = _digest(content())
+            if (size, digest) in self._by_digest:
+                return self._by_digest[(size, digest)]
+        at = self.offset
+        write(at)
+        self.offset += size
+        self._sizes.add(size)
+        if digest is None:
+            self._unhashed[size] = at
+        else:
+            self._by_digest[(size, digest)] = at
+        return at
+
+    def _written_digest(self, offset: int, size: int) -> bytes:
+        hasher = hashlib.blake2b(digest_size=16)
+        for start in range(offset, offset + size, _CHUNK):
+            hasher.update(os.pread(self.fd, min(_CHUNK, offset + size - start), start))
+        return hasher.digest()
+
+    def _write(self, raw: bytes | memoryview, at: int) -> None:
+        view = memoryview(raw).cast("B")
+        done = 0
+        while done < len(view):
+            done += os.pwrite(self.fd, view[done:done + _CHUNK], at + done)
+
+    def _copy(self, blob: Blob, offset: int, size: int, at: int) -> None:
+        done = 0
+        try:
+            while done < size:
+                copied = os.copy_file_range(blob.fileno(), self.fd, size - done, offset + done, at + done)
+                if copied == 0:
+                    break  # nothing more to copy (the input .bin shrank): the view below tells
+                done += copied
+        except AttributeError:
+            pass  # no copy_file_range on this system
+        except OSError as exc:
+            if exc.errno not in _NO_KERNEL_COPY:
+                raise
+        if done < size:
+            self._write(blob.view(offset + done, size - done), at + done)
 
 
 def write_ir(graph: Graph, xml_path: str | Path, *, dialect: str = "runtime",
@@ -84,7 +146,7 @@ def write_ir(graph: Graph, xml_path: str | Path, *, dialect: str = "runtime",
     temps: list[Path] = []
     try:
         with _temp_file(folder, bin_path.name, temps) as bin_handle:
-            root = _build_xml(graph, _BinWriter(bin_handle), rt_info)
+            root = _build_xml(graph, _BinWriter(bin_handle.fileno()), rt_info)
         with _temp_file(folder, xml_path.name, temps) as xml_handle:
             etree.ElementTree(root).write(xml_handle, pretty_print=True, xml_declaration=True,
                                           encoding="utf-8")
@@ -212,6 +274,6 @@ def _relocated_body(extra: Any, blob: Blob | None, bins: _BinWriter) -> Any:
         if blob is None:
             raise IRWriteError(f"layer '{layer.get('name')}' in a sub-graph body has no .bin to copy from")
         offset, size = int(data.get("offset")), int(data.get("size"))
-        new_offset, _ = bins.add(blob.view(offset, size), (id(blob), offset, size))
+        new_offset, _ = bins.add_slice(blob, offset, size)
         data.set("offset", str(new_offset))
     return element
