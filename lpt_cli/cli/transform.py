@@ -126,10 +126,13 @@ def _trace_summary(folder: Path, written: list[Path]) -> None:
 @contextmanager
 def _status(quiet: bool) -> Iterator[Callable[[str], None]]:
     """A spinner naming the current step on an interactive stderr; silent otherwise."""
+    if quiet:  # rich is not even imported
+        yield lambda _step: None
+        return
     from rich.console import Console
 
     console = Console(stderr=True)
-    if quiet or not console.is_terminal:
+    if not console.is_terminal:
         yield lambda _step: None
         return
     with console.status("lpt transform") as status:
