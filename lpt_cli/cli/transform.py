@@ -6,6 +6,7 @@ also writes the graph after each pipeline step, to see where LPT made (or skippe
 """
 from __future__ import annotations
 
+import gc
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -81,6 +82,7 @@ def transform(model: Path, config_spec: str, output: Path | None, dialect: str, 
     with _status(quiet) as show:
         show("reading")
         graph = read_ir(model)
+        gc.freeze()  # what is loaded and read lives to the end: the collector need not walk it again
         before = Counter(node.type for node in graph)
         on_step = _tracer(trace_dir, protect, traced) if trace_dir is not None else None
         result = run_pipeline(graph, config, progress=show, on_step=on_step)
