@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import copy
 import errno
-import hashlib
 import os
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
@@ -35,29 +34,27 @@ def precision_name(etype: ElementType) -> str:
     return _PRECISION.get(etype.name, etype.precision)
 
 
-_CHUNK = 1 << 24  # bytes per system call when a range is written or hashed piecewise
+_CHUNK = 1 << 24  # bytes per system call when a range is written or compared piecewise
+_SAMPLE = 4096  # bytes from each end of a blob that tell most same-sized blobs apart
 _NO_KERNEL_COPY = (errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP, errno.EBADF, errno.EPERM)
-
-
-def _digest(raw: bytes | memoryview) -> bytes:
-    return hashlib.blake2b(raw, digest_size=16).digest()
 
 
 class _BinWriter:
     """Appends blobs to the .bin, storing byte-identical blobs once.
 
     Ranges of an input .bin are copied file to file by the kernel (copy_file_range), never
-    through Python's memory. A blob is hashed only once another blob of its size comes
-    along (the earlier one is then read back from the output), so weights of distinct
-    sizes are not even read.
+    through Python's memory. A blob is only looked at once another blob of its size comes
+    along: then its first and last 4 KiB pick the candidates, and only a candidate with the
+    same ends is compared in full (against the output file), so weights are read at most
+    once more, and only when they may repeat.
     """
 
     def __init__(self, fd: int) -> None:
         self.fd = fd
         self.offset = 0
         self._sizes: set[int] = set()
-        self._unhashed: dict[int, int] = {}  # size -> offset of the one blob of that size not hashed yet
-        self._by_digest: dict[tuple[int, bytes], int] = {}
+        self._unsampled: dict[int, int] = {}  # size -> offset of the one blob of that size not sampled yet
+        self._by_sample: dict[tuple[int, bytes, bytes], list[int]] = {}  # (size, head, tail) -> offsets
         self._by_slice: dict[tuple[int, int, int], int] = {}
 
     def add_slice(self, blob: Blob, offset: int, size: int) -> tuple[int, int]:
@@ -78,29 +75,34 @@ class _BinWriter:
 
     def _store(self, size: int, content: Callable[[], bytes | memoryview], write: Callable[[int], None]) -> int:
         """The offset of identical bytes stored before, else of `content` appended by `write`."""
-        digest = None
+        key = None
         if size in self._sizes:
-            first = self._unhashed.pop(size, None)
+            first = self._unsampled.pop(size, None)
             if first is not None:
-                self._by_digest.setdefault((size, self._written_digest(first, size)), first)
-            digest = _digest(content())
-            if (size, digest) in self._by_digest:
-                return self._by_digest[(size, digest)]
+                self._by_sample[self._written_sample(first, size)] = [first]
+            view = memoryview(content()).cast("B")
+            key = (size, bytes(view[:_SAMPLE]), bytes(view[-_SAMPLE:]))
+            for candidate in self._by_sample.get(key, ()):
+                if self._written_equals(candidate, view):
+                    return candidate
         at = self.offset
         write(at)
         self.offset += size
         self._sizes.add(size)
-        if digest is None:
-            self._unhashed[size] = at
+        if key is None:
+            self._unsampled[size] = at
         else:
-            self._by_digest[(size, digest)] = at
+            self._by_sample.setdefault(key, []).append(at)
         return at
 
-    def _written_digest(self, offset: int, size: int) -> bytes:
-        hasher = hashlib.blake2b(digest_size=16)
-        for start in range(offset, offset + size, _CHUNK):
-            hasher.update(os.pread(self.fd, min(_CHUNK, offset + size - start), start))
-        return hasher.digest()
+    def _written_sample(self, offset: int, size: int) -> tuple[int, bytes, bytes]:
+        head = os.pread(self.fd, min(_SAMPLE, size), offset)
+        tail = os.pread(self.fd, min(_SAMPLE, size), offset + size - min(_SAMPLE, size))
+        return size, head, tail
+
+    def _written_equals(self, offset: int, view: memoryview) -> bool:
+        return all(os.pread(self.fd, min(_CHUNK, len(view) - start), offset + start) == view[start:start + _CHUNK]
+                   for start in range(0, len(view), _CHUNK))
 
     def _write(self, raw: bytes | memoryview, at: int) -> None:
         view = memoryview(raw).cast("B")
