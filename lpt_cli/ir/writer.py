@@ -23,7 +23,7 @@ from ..errors import IRWriteError
 from . import DIALECTS
 from .constant import Blob, ConstantData
 from .eltypes import ElementType
-from .graph import Graph, GraphError, Input, Node, Output, Shape
+from .graph import Graph, GraphError, Input, Node, Output
 
 TO_IR_TYPE = {"Constant": "Const", "Relu": "ReLU", "PRelu": "PReLU", "Softmax": "SoftMax"}
 _PRECISION = {"u1": "BIN"}  # OpenVINO's serializer spells u1 this way
@@ -148,10 +148,9 @@ def write_ir(graph: Graph, xml_path: str | Path, *, dialect: str = "runtime",
     temps: list[Path] = []
     try:
         with _temp_file(folder, bin_path.name, temps) as bin_handle:
-            root = _build_xml(graph, _BinWriter(bin_handle.fileno()), rt_info)
+            text = _xml_text(graph, _BinWriter(bin_handle.fileno()), rt_info)
         with _temp_file(folder, xml_path.name, temps) as xml_handle:
-            etree.ElementTree(root).write(xml_handle, pretty_print=True, xml_declaration=True,
-                                          encoding="utf-8")
+            xml_handle.write(text.encode("utf-8"))
         os.replace(temps[0], bin_path)
         os.replace(temps[1], xml_path)
     except OSError as exc:
@@ -195,62 +194,73 @@ def _layer_order(graph: Graph) -> list[Node]:
     return list(graph.parameters) + middle + list(graph.results)
 
 
-def _build_xml(graph: Graph, bins: _BinWriter, rt_info: RtInfo | None) -> Any:
-    net = etree.Element("net", name=graph.name, version="11")
-    layers = etree.SubElement(net, "layers")
-    edges = etree.Element("edges")
+def _xml_text(graph: Graph, bins: _BinWriter, rt_info: RtInfo | None) -> str:
+    """The IR's XML as lxml pretty-prints it, built as text: lpt's own elements are written
+    directly, opaque ones (rt_info, bodies, model extras) are serialized by lxml."""
     order = _layer_order(graph)
     new_id = {node.id: i for i, node in enumerate(order)}
+    out = ["<?xml version='1.0' encoding='UTF-8'?>\n", f"<net{_attrs({'name': graph.name, 'version': '11'})}>\n"]
+    edges = []
     for node in order:
-        layers.append(_layer(node, new_id[node.id], graph, bins, rt_info))
+        _layer(out, node, new_id[node.id], graph, bins, rt_info)
+        to_layer = new_id[node.id]
         for i, slot in enumerate(node.inputs):
             source = slot.source
-            etree.SubElement(edges, "edge", {
-                "from-layer": str(new_id[source.node.id]),
-                "from-port": str(len(source.node.inputs) + source.index),
-                "to-layer": str(new_id[node.id]), "to-port": str(i)})
-    net.append(edges)
-    for extra in graph.xml_model_extra:
-        net.append(copy.deepcopy(extra))
-    return net
+            edges.append(f'    <edge from-layer="{new_id[source.node.id]}" '
+                         f'from-port="{len(source.node.inputs) + source.index}" to-layer="{to_layer}" to-port="{i}"/>\n')
+    if order:
+        out.insert(2, "  <layers>\n")
+        out.append("  </layers>\n")
+    else:
+        out.append("  <layers/>\n")
+    out.extend(["  <edges>\n", *edges, "  </edges>\n"] if edges else ["  <edges/>\n"])
+    out.extend(_opaque(extra, 1) for extra in graph.xml_model_extra)
+    out.append("</net>\n")
+    return "".join(out)
 
 
-def _layer(node: Node, layer_id: int, graph: Graph, bins: _BinWriter, rt_info: RtInfo | None) -> Any:
-    layer = etree.Element("layer", {"id": str(layer_id), "name": node.name,
-                                    "type": TO_IR_TYPE.get(node.type, node.type), "version": node.version})
-    layer.attrib.update(node.xml_attrs)
+_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\n": "&#10;", "\r": "&#13;",
+                          "\t": "&#9;"})
+
+
+def _attrs(attrs: Mapping[str, str]) -> str:
+    """` key="value"` pairs, escaped as libxml2 escapes attribute values."""
+    return "".join(f' {key}="{value.translate(_ESCAPES)}"' for key, value in attrs.items())
+
+
+def _layer(out: list[str], node: Node, layer_id: int, graph: Graph, bins: _BinWriter, rt_info: RtInfo | None) -> None:
+    head = {"id": str(layer_id), "name": node.name, "type": TO_IR_TYPE.get(node.type, node.type),
+            "version": node.version}
+    head.update(node.xml_attrs)
+    children: list[str] = []
     attrs = dict(node.attrs)
     if node.data is not None:
         offset, size = bins.add_constant(node.data)
         attrs.update(element_type=node.data.element_type.name, shape=", ".join(map(str, node.data.shape)),
                      offset=str(offset), size=str(size))
     if attrs or node.type in ("Constant", "Parameter"):
-        etree.SubElement(layer, "data", attrs)
-    _append_rt_info(layer, node.xml_rt_info, node, rt_info)
-    if node.inputs:
-        ports = etree.SubElement(layer, "input")
-        for i, slot in enumerate(node.inputs):
-            port = _port(ports, i, slot.source, with_names=False)
-            _append_rt_info(port, slot.xml_rt_info, slot, rt_info)
-    if node.outputs:
-        ports = etree.SubElement(layer, "output")
-        for out in node.outputs:
-            port = _port(ports, len(node.inputs) + out.index, out, with_names=True)
-            _append_rt_info(port, out.xml_rt_info, out, rt_info)
-    for extra in node.xml_extra:
-        layer.append(_relocated_body(extra, graph.xml_blob, bins))
-    return layer
+        children.append(f"      <data{_attrs(attrs)}/>\n")
+    _add_rt_info(children, 3, node.xml_rt_info, node, rt_info)
+    for tag, values, first in (("input", [slot.source for slot in node.inputs], 0),
+                               ("output", node.outputs, len(node.inputs))):
+        if not values:
+            continue
+        holders = node.inputs if tag == "input" else node.outputs
+        children.append(f"      <{tag}>\n")
+        for i, (value, holder) in enumerate(zip(values, holders)):
+            names = {"names": value.names} if tag == "output" and value.names else {}
+            port = {"id": str(first + i), "precision": precision_name(value.element_type), **names}
+            inner = [f"          <dim>{dim}</dim>\n" for dim in value.shape or ()]
+            _add_rt_info(inner, 5, holder.xml_rt_info, holder, rt_info)
+            children.extend([f"        <port{_attrs(port)}>\n", *inner, "        </port>\n"] if inner
+                            else [f"        <port{_attrs(port)}/>\n"])
+        children.append(f"      </{tag}>\n")
+    children.extend(_opaque(_relocated_body(extra, graph.xml_blob, bins), 3) for extra in node.xml_extra)
+    out.extend([f"    <layer{_attrs(head)}>\n", *children, "    </layer>\n"] if children
+               else [f"    <layer{_attrs(head)}/>\n"])
 
 
-def _port(parent: Any, port_id: int, value: Output, *, with_names: bool) -> Any:
-    port = etree.SubElement(parent, "port", id=str(port_id), precision=precision_name(value.element_type))
-    if with_names and value.names:
-        port.set("names", value.names)
-    _dims(port, value.shape)
-    return port
-
-
-def _append_rt_info(parent: Any, read: Any, holder: Node | Input | Output, rt_info: RtInfo | None) -> None:
+def _add_rt_info(out: list[str], depth: int, read: Any, holder: Node | Input | Output, rt_info: RtInfo | None) -> None:
     """The <rt_info> read from the input (kept verbatim) plus the callback's attributes."""
     extra = rt_info(holder) if rt_info is not None else {}
     if read is None and not extra:
@@ -258,12 +268,20 @@ def _append_rt_info(parent: Any, read: Any, holder: Node | Input | Output, rt_in
     element = copy.deepcopy(read) if read is not None else etree.Element("rt_info")
     for name, value in extra.items():
         etree.SubElement(element, "attribute", name=name, version="0", value=value)
-    parent.append(element)
+    out.append(_opaque(element, depth))
 
 
-def _dims(port: Any, shape: Shape) -> None:
-    for dim in shape or ():
-        etree.SubElement(port, "dim").text = str(dim)
+def _opaque(element: Any, depth: int) -> str:
+    """`element` pretty-printed by lxml as it would be `depth` levels down in the document
+    (nested in placeholders, so text holding line breaks comes out exactly as before)."""
+    element = copy.copy(element)
+    element.tail = None
+    holder = root = etree.Element("_")
+    for _ in range(depth - 1):
+        holder = etree.SubElement(holder, "_")
+    holder.append(element)
+    lines = etree.tostring(root, encoding="unicode", pretty_print=True).split("\n")
+    return "\n".join(lines[depth:-depth - 1]) + "\n"
 
 
 def _relocated_body(extra: Any, blob: Blob | None, bins: _BinWriter) -> Any:
