@@ -3,7 +3,8 @@
 Two dialects: `lowp` writes the graph verbatim (low precisions on ports, as OpenVINO
 serializes LPT's type-relaxed ops); `runtime` first re-expresses those ops with stock
 ones (see legalize.py) so stock OpenVINO loads the file and runs it in INT8.
-Untouched constants are copied from the input's memory map without decoding.
+Untouched constants are copied from the input .bin by the kernel, without decoding; the XML
+is built as text in lxml's pretty-print layout (opaque elements are still serialized by lxml).
 An optional `rt_info` callback adds `<attribute>`s to a layer's or port's <rt_info>, so
 callers can show facts the IR does not know about (e.g. LPT's markup) in tools like Netron.
 """
