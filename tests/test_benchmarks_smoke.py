@@ -1,13 +1,16 @@
-"""benchmarks/bench_transform.py still runs: its quick scaling section, as a subprocess.
+"""The benchmark scripts still run, as subprocesses: bench_transform's and bench_scaling's
+quick scaling sections, and bench_process on a small IR (slow: it compiles with OpenVINO).
 
-No timing is asserted (the figures depend on machine load); only that it exits 0 and
-prints its table and verdict.
+No timing is asserted (the figures depend on machine load); only that each exits 0 and
+prints its tables and verdicts.
 """
 from __future__ import annotations
 
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_transform.py"
 
@@ -23,3 +26,25 @@ def test_bench_transform_quick_scaling_runs() -> None:
     assert "blocks  nodes" in out and "cpu/node" in out
     assert "growth exponent" in out
     assert "== transform" not in out and "== runtime" not in out  # --only honoured
+
+
+def test_bench_scaling_quick_deep_runs() -> None:
+    script = BENCH.with_name("bench_scaling.py")
+    done = subprocess.run([sys.executable, str(script), "--quick", "--shape", "deep", "--repeat", "1"],
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "== deep: pipeline CPU time per node ==" in done.stdout and "== wide" not in done.stdout
+    assert done.stdout.count(" us/node") == 1 and "growth exponent" in done.stdout
+
+
+@pytest.mark.slow
+def test_bench_process_runs_on_a_given_ir(tmp_path: Path) -> None:
+    script = BENCH.with_name("bench_process.py")
+    model = BENCH.parents[1] / "fixtures" / "models" / "resnet.xml"
+    done = subprocess.run([sys.executable, str(script), str(model), "--repeat", "1"],
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = done.stdout
+    assert "lpt transform --help" in out and "PYTHONDONTWRITEBYTECODE=1" in out
+    assert "resnet.xml" in out and "compile_model" in out and "copy of the .bin" in out
+    assert "== memory" not in out  # only with --big

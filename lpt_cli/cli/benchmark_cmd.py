@@ -7,16 +7,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
-from rich import box
-from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
-from rich.table import Table
 
 from ..errors import LptError
-from ..lpt.config import load_config
-from ..reports.analyze import analyze, write_runtime_model
 from ..runtime import BENCH_APIS, PRECISION_HINTS, SLICE_SECONDS
-from ..text import terminal_width
 from .paths import check_model
 
 if TYPE_CHECKING:
@@ -69,8 +62,11 @@ def benchmark(model: Path, config_spec: str, device: str, fp32_model: Path | Non
     The spread is shown (min, median with its 95% confidence interval, p90): medians whose
     intervals overlap are not a measured difference. A progress bar goes to stderr.
     """
+    from ..lpt.config import load_config  # imported here: `lpt --help` loads no command's stack
+    from ..reports.analyze import analyze, write_runtime_model
     from ..runtime.compile import compile_model
     from ..runtime.device import require_device
+    from ..text import terminal_width
     from ..runtime.interface import require_same_interface
 
     if nireq is not None and api == "sync":
@@ -107,6 +103,9 @@ def benchmark(model: Path, config_spec: str, device: str, fp32_model: Path | Non
 
 
 def _measure(compiled: dict[str, CompiledModel], seconds: float, api: str, nireq: int) -> Measured:
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
     from ..runtime.bench import measure
     from ..runtime.inputs import random_inputs
 
@@ -137,6 +136,10 @@ def _device_lines(device: str, precision_hint: str) -> str:
 
 def _table(results: dict[str, BenchResult], facts: dict[str, tuple[str, str]], width: int) -> str:
     """One row per model when `width` allows, else one column per model (fits 80 columns)."""
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
     base, fp32 = results.get(ORIGINAL), results.get(FP32)
     columns = ["inference precision", "INT8 kernels", "throughput (FPS)", "min (ms)", "median (ms)",
                "95% CI (ms)", "p90 (ms)", "iterations"]

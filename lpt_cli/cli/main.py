@@ -6,20 +6,27 @@ error. Tracebacks are shown only with --debug or LPT_DEBUG=1.
 """
 from __future__ import annotations
 
+import importlib
 import os
 import traceback
+from collections.abc import Mapping
 from typing import Any
 
 import click
 
 from .. import __version__
 from ..errors import LptError, PassError
-from .benchmark_cmd import benchmark
-from .config_cmd import config_group
-from .diff_cmd import diff
-from .report_cmd import report
-from .transform import transform
-from .verify_cmd import verify
+
+# Subcommands as "module:attribute" under lpt_cli.cli, imported only when asked for, so a
+# command (or --help) pays only for what it uses, never for openvino or rich behind another.
+SUBCOMMANDS = {
+    "benchmark": "benchmark_cmd:benchmark",
+    "config": "config_cmd:config_group",
+    "diff": "diff_cmd:diff",
+    "report": "report_cmd:report",
+    "transform": "transform:transform",
+    "verify": "verify_cmd:verify",
+}
 
 
 def _debug_wanted(ctx: click.Context) -> bool:
@@ -35,7 +42,22 @@ def _describe(exc: Exception) -> str:
 
 
 class LptGroup(click.Group):
-    """A click group that turns exceptions from any subcommand into one line on stderr."""
+    """A click group that turns exceptions from any subcommand into one line on stderr.
+
+    `lazy` names subcommands ("module:attribute") imported on first use."""
+
+    def __init__(self, *args: Any, lazy: Mapping[str, str] | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy = dict(lazy or {})
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.lazy})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in self.lazy:
+            module, attribute = self.lazy[cmd_name].split(":")
+            self.add_command(getattr(importlib.import_module(f".{module}", __package__), attribute), cmd_name)
+        return super().get_command(ctx, cmd_name)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -54,7 +76,7 @@ class LptGroup(click.Group):
             ctx.exit(1)
 
 
-@click.group(name="lpt", cls=LptGroup, context_settings={"help_option_names": ["-h", "--help"]},
+@click.group(name="lpt", cls=LptGroup, lazy=SUBCOMMANDS, context_settings={"help_option_names": ["-h", "--help"]},
              epilog="\b\nExample: lpt transform model.xml --config cpu -o model_int8.xml\n"
                     "Shell completion (bash; zsh/fish: zsh_source/fish_source):\n"
                     "  eval \"$(_LPT_COMPLETE=bash_source lpt)\"   # in ~/.bashrc")
@@ -63,10 +85,3 @@ class LptGroup(click.Group):
 def main(debug: bool) -> None:
     """OpenVINO Low Precision Transformations, offline: quantized IR in, low-precision IR out."""
 
-
-main.add_command(transform)
-main.add_command(config_group)
-main.add_command(report)
-main.add_command(verify)
-main.add_command(benchmark)
-main.add_command(diff)

@@ -9,14 +9,13 @@ from typing import TYPE_CHECKING
 import click
 
 from ..errors import LptError
-from ..reports.analyze import Analysis, write_runtime_model
-from ..reports.chain import chain_lines, require_layer
-from ..reports.compare import Comparison, Observed, compare, comparison_dict, format_comparison
-from ..reports.render import FORMATS, render
+from ..reports import FORMATS
 from .paths import check_model
 from .report_many import model_paths, report_many
 
 if TYPE_CHECKING:
+    from ..reports.analyze import Analysis
+    from ..reports.compare import Comparison, Observed
     from ..runtime.profile import Profile
 
 EPILOG = """\b
@@ -80,6 +79,8 @@ def report(models: tuple[Path, ...], config_spec: str, fmt: str, fail_under: flo
         from ..runtime.device import require_device
 
         require_device(device)
+    from ..reports.compare import comparison_dict
+    from ..reports.render import render
     shapes = None
     if shape_specs:
         from ..runtime.inputs import parse_shapes
@@ -113,6 +114,8 @@ def report(models: tuple[Path, ...], config_spec: str, fmt: str, fail_under: flo
 
 
 def _show_layer(analysis: Analysis, name: str) -> None:
+    from ..reports.chain import chain_lines, require_layer
+
     require_layer(analysis.before, name)
     row = next((r for r in analysis.report.layers if r.name == name), None)
     if row is None:
@@ -128,6 +131,8 @@ def _show_layer(analysis: Analysis, name: str) -> None:
 
 def _runtime(analysis: Analysis, model: Path, device: str) -> tuple[tuple[Profile, Profile], list[Comparison]]:
     """Profiles of the original and the transformed model on `device`, and the per-layer comparison."""
+    from ..reports.analyze import write_runtime_model
+    from ..reports.compare import compare
     from ..runtime.device import require_device
     from ..runtime.profile import profile_model
 
@@ -141,6 +146,8 @@ def _runtime(analysis: Analysis, model: Path, device: str) -> tuple[tuple[Profil
 
 
 def _print_runtime(analysis: Analysis, model: Path, device: str) -> None:
+    from ..reports.compare import format_comparison
+
     (original, transformed), rows = _runtime(analysis, model, device)
     click.echo(f"\nperformance counters, original model on {device}:")
     click.echo(original.perf_text, nl=False)
@@ -151,6 +158,7 @@ def _print_runtime(analysis: Analysis, model: Path, device: str) -> None:
 
 
 def _observed(profile: Profile) -> dict[str, Observed]:
+    from ..reports.compare import Observed
     from ..runtime.layers import describe
 
     return {name: Observed(describe(layer), layer.low_precision, layer.name, own, layer.layer_type)

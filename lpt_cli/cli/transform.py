@@ -7,7 +7,6 @@ also writes the graph after each pipeline step, to see where LPT made (or skippe
 from __future__ import annotations
 
 import time
-from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -16,11 +15,13 @@ from typing import TYPE_CHECKING
 import click
 
 from ..errors import LptError
-from ..ir.graph import Graph
-from ..ir.writer import DIALECTS, write_ir
+from ..ir import DIALECTS
 from .paths import check_model, check_output
 
 if TYPE_CHECKING:
+    from collections import Counter
+
+    from ..ir.graph import Graph
     from ..lpt.config import Config
     from ..lpt.pipeline import PipelineResult, StepHook
 
@@ -82,7 +83,8 @@ def transform(model: Path, config_spec: str, output: Path | None, dialect: str, 
     with _status(quiet) as show:
         on_step = _tracer(trace_dir, protect, traced) if trace_dir is not None else None
         done = transform_file(model, output, config, dialect, progress=show, on_step=on_step,
-                              keep_original=fmt == "json")  # the per-layer summary compares
+                              keep_original=fmt == "json",  # the per-layer summary compares
+                              freeze_collector=True)  # this process ends with the command
     seconds = time.perf_counter() - started
     if done.original is not None:
         _print_json(model, output, dialect, config, done.original, done.graph, done.result,
@@ -120,6 +122,7 @@ def _prepare_trace(folder: Path) -> None:
 
 def _tracer(folder: Path, protect: list[Path], written: list[Path]) -> StepHook:
     """A pipeline callback writing the graph as DIR/NN_<step>.xml, LPT's markup as rt_info."""
+    from ..ir.writer import write_ir
     from ..reports.rt_info import markup_rt_info
 
     def write(step: str, graph: Graph) -> None:
@@ -140,10 +143,13 @@ def _trace_summary(folder: Path, written: list[Path]) -> None:
 @contextmanager
 def _status(quiet: bool) -> Iterator[Callable[[str], None]]:
     """A spinner naming the current step on an interactive stderr; silent otherwise."""
+    if quiet:  # rich is not even imported
+        yield lambda _step: None
+        return
     from rich.console import Console
 
     console = Console(stderr=True)
-    if quiet or not console.is_terminal:
+    if not console.is_terminal:
         yield lambda _step: None
         return
     with console.status("lpt transform") as status:

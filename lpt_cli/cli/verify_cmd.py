@@ -7,8 +7,6 @@ from pathlib import Path
 import click
 
 from ..errors import LptError
-from ..lpt.config import load_config
-from ..reports.analyze import analyze, write_runtime_model
 from ..runtime import PRECISION_HINTS
 from .paths import check_input_file, check_model
 
@@ -46,6 +44,8 @@ def verify(model: Path, config_spec: str, inputs_path: Path | None, shape_specs:
     dimensions take --shape, else batch 1, 224x224 for images and 128 for sequences (said on
     stderr); integer inputs named like a mask get a padded mask (ones, then zeros).
     """
+    from ..lpt.config import load_config  # imported here: `lpt --help` loads no command's stack
+    from ..reports.analyze import analyze, write_runtime_model
     from ..runtime.compare_outputs import output_errors
     from ..runtime.compile import compile_model
     from ..runtime.inputs import infer, load_inputs, parse_shapes, random_inputs

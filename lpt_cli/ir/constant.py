@@ -6,6 +6,8 @@ decoding; `array()` decodes on demand and never reads more than its own slice.
 from __future__ import annotations
 
 import mmap
+import os
+import weakref
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -15,14 +17,20 @@ from .eltypes import ElementType, element_type, from_dtype
 
 
 class Blob:
-    """A read-only memory map of one .bin file, shared by all constants read from it."""
+    """A read-only memory map of one .bin file, shared by all constants read from it.
+
+    The file stays open too, so the writer can have the kernel copy untouched ranges of it
+    (the very file that was mapped, even if its path has been replaced since)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        with open(path, "rb") as handle:
-            size = handle.seek(0, 2)
-            self.size = size
-            self._map = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if size else None
+        self._fd = os.open(path, os.O_RDONLY)
+        weakref.finalize(self, os.close, self._fd)
+        self.size = size = os.fstat(self._fd).st_size
+        self._map = mmap.mmap(self._fd, 0, access=mmap.ACCESS_READ) if size else None
+
+    def fileno(self) -> int:
+        return self._fd
 
     def view(self, offset: int, size: int) -> memoryview:
         if size == 0 or self._map is None:

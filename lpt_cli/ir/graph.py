@@ -9,6 +9,7 @@ mutating is safe (check `node.alive`). Anything the transformations do not under
 """
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
@@ -81,9 +82,13 @@ class Input:
 
     def set_source(self, new: Output) -> None:
         """Re-wires this slot to `new`, keeping both use lists right."""
-        self.source.uses.remove(self)
+        old = self.source
+        old.uses.remove(self)
         self.source = new
         new.uses.append(self)
+        graph = self.node.graph
+        if graph._upstream:
+            graph._rewired(old.node, new.node)
 
 
 class Node:
@@ -185,6 +190,7 @@ class Graph:
         self.xml_blob: Any = None  # the .bin that offsets inside opaque xml (bodies) point into
         self._next_id = 0
         self._names: set[str] = set()
+        self._upstream: dict[frozenset[str], set[int]] = {}  # has_upstream's positive answers
 
     @property
     def next_id(self) -> int:
@@ -327,6 +333,45 @@ class Graph:
             stuck = next(n for n in self.nodes.values() if indegree[n.id] > 0)
             raise GraphError(f"the graph has a cycle through layer {stuck.name!r} (id {stuck.id})")
         return order
+
+    def has_upstream(self, node: Node, types: frozenset[str]) -> bool:
+        """Whether `node` or any node feeding it, however indirectly, has a type in `types`.
+
+        Breadth-first with an early exit, and positive answers are remembered for every node
+        on the path found: asking this of each node of a long chain costs O(chain), not
+        O(chain^2). Only re-pointing an input can take such an ancestor away (adding inputs
+        or removing consumer-less nodes cannot), and `_rewired` keeps the memo right then.
+        """
+        known = self._upstream.setdefault(types, set())
+        if node.id in known:
+            return True
+        if node.type in types:
+            known.add(node.id)
+            return True
+        came_from: dict[int, Node | None] = {node.id: None}
+        queue = deque([node])
+        while queue:
+            current = queue.popleft()
+            for slot in current.inputs:
+                parent = slot.source.node
+                if parent.id in came_from:
+                    continue
+                came_from[parent.id] = current
+                if parent.id in known or parent.type in types:
+                    step: Node | None = parent
+                    while step is not None:
+                        known.add(step.id)
+                        step = came_from[step.id]
+                    return True
+                queue.append(parent)
+        return False
+
+    def _rewired(self, old: Node, new: Node) -> None:
+        """An input fed by `old` is now fed by `new`: its consumer keeps a remembered ancestor
+        of `has_upstream` only if `new` has one too; otherwise forget what may have changed."""
+        for types, known in self._upstream.items():
+            if old.id in known and new.id not in known and not self.has_upstream(new, types):
+                known.clear()
 
     def find(self, name: str) -> Node:
         for node in self.nodes.values():

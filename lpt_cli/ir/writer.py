@@ -3,14 +3,15 @@
 Two dialects: `lowp` writes the graph verbatim (low precisions on ports, as OpenVINO
 serializes LPT's type-relaxed ops); `runtime` first re-expresses those ops with stock
 ones (see legalize.py) so stock OpenVINO loads the file and runs it in INT8.
-Untouched constants are copied from the input's memory map without decoding.
+Untouched constants are copied from the input .bin by the kernel, without decoding; the XML
+is built as text in lxml's pretty-print layout (opaque elements are still serialized by lxml).
 An optional `rt_info` callback adds `<attribute>`s to a layer's or port's <rt_info>, so
 callers can show facts the IR does not know about (e.g. LPT's markup) in tools like Netron.
 """
 from __future__ import annotations
 
 import copy
-import hashlib
+import errno
 import os
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
@@ -20,11 +21,11 @@ from typing import Any, BinaryIO
 from lxml import etree
 
 from ..errors import IRWriteError
+from . import DIALECTS
 from .constant import Blob, ConstantData
 from .eltypes import ElementType
-from .graph import Graph, GraphError, Input, Node, Output, Shape
+from .graph import Graph, GraphError, Input, Node, Output
 
-DIALECTS = ("runtime", "lowp")
 TO_IR_TYPE = {"Constant": "Const", "Relu": "ReLU", "PRelu": "PReLU", "Softmax": "SoftMax"}
 _PRECISION = {"u1": "BIN"}  # OpenVINO's serializer spells u1 this way
 RtInfo = Callable[[Node | Input | Output], Mapping[str, str]]  # holder -> attribute name -> value
@@ -34,33 +35,97 @@ def precision_name(etype: ElementType) -> str:
     return _PRECISION.get(etype.name, etype.precision)
 
 
-class _BinWriter:
-    """Appends blobs to the .bin, storing byte-identical blobs once."""
+_CHUNK = 1 << 24  # bytes per system call when a range is written or compared piecewise
+_SAMPLE = 4096  # bytes from each end of a blob that tell most same-sized blobs apart
+_NO_KERNEL_COPY = (errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP, errno.EBADF, errno.EPERM)
 
-    def __init__(self, handle: BinaryIO) -> None:
-        self.handle = handle
+
+class _BinWriter:
+    """Appends blobs to the .bin, storing byte-identical blobs once.
+
+    Ranges of an input .bin are copied file to file by the kernel (copy_file_range), never
+    through Python's memory. A blob is only looked at once another blob of its size comes
+    along: then its first and last 4 KiB pick the candidates, and only a candidate with the
+    same ends is compared in full (against the output file), so weights are read at most
+    once more, and only when they may repeat.
+    """
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
         self.offset = 0
-        self._by_digest: dict[tuple[int, bytes], int] = {}
+        self._sizes: set[int] = set()
+        self._unsampled: dict[int, int] = {}  # size -> offset of the one blob of that size not sampled yet
+        self._by_sample: dict[tuple[int, bytes, bytes], list[int]] = {}  # (size, head, tail) -> offsets
         self._by_slice: dict[tuple[int, int, int], int] = {}
 
-    def add(self, raw: bytes | memoryview, slice_key: tuple[int, int, int] | None = None) -> tuple[int, int]:
-        size = len(raw)
-        if slice_key is not None and slice_key in self._by_slice:
-            return self._by_slice[slice_key], size
-        key = (size, hashlib.blake2b(raw, digest_size=16).digest())
-        offset = self._by_digest.get(key)
-        if offset is None:
-            offset = self._by_digest[key] = self.offset
-            self.handle.write(raw)
-            self.offset += size
-        if slice_key is not None:
-            self._by_slice[slice_key] = offset
-        return offset, size
+    def add_slice(self, blob: Blob, offset: int, size: int) -> tuple[int, int]:
+        """`size` bytes at `offset` of `blob`, copied unless identical bytes are stored already."""
+        key = (id(blob), offset, size)
+        if key not in self._by_slice:
+            self._by_slice[key] = self._store(size, lambda: blob.view(offset, size),
+                                              lambda at: self._copy(blob, offset, size, at))
+        return self._by_slice[key], size
+
+    def add_bytes(self, raw: bytes | memoryview) -> tuple[int, int]:
+        return self._store(len(raw), lambda: raw, lambda at: self._write(raw, at)), len(raw)
 
     def add_constant(self, data: ConstantData) -> tuple[int, int]:
         if data.is_lazy and data.blob is not None:
-            return self.add(data.raw_bytes(), (id(data.blob), data.offset, data.size))
-        return self.add(data.raw_bytes())
+            return self.add_slice(data.blob, data.offset, data.size)
+        return self.add_bytes(data.raw_bytes())
+
+    def _store(self, size: int, content: Callable[[], bytes | memoryview], write: Callable[[int], None]) -> int:
+        """The offset of identical bytes stored before, else of `content` appended by `write`."""
+        key = None
+        if size in self._sizes:
+            first = self._unsampled.pop(size, None)
+            if first is not None:
+                self._by_sample[self._written_sample(first, size)] = [first]
+            view = memoryview(content()).cast("B")
+            key = (size, bytes(view[:_SAMPLE]), bytes(view[-_SAMPLE:]))
+            for candidate in self._by_sample.get(key, ()):
+                if self._written_equals(candidate, view):
+                    return candidate
+        at = self.offset
+        write(at)
+        self.offset += size
+        self._sizes.add(size)
+        if key is None:
+            self._unsampled[size] = at
+        else:
+            self._by_sample.setdefault(key, []).append(at)
+        return at
+
+    def _written_sample(self, offset: int, size: int) -> tuple[int, bytes, bytes]:
+        head = os.pread(self.fd, min(_SAMPLE, size), offset)
+        tail = os.pread(self.fd, min(_SAMPLE, size), offset + size - min(_SAMPLE, size))
+        return size, head, tail
+
+    def _written_equals(self, offset: int, view: memoryview) -> bool:
+        return all(os.pread(self.fd, min(_CHUNK, len(view) - start), offset + start) == view[start:start + _CHUNK]
+                   for start in range(0, len(view), _CHUNK))
+
+    def _write(self, raw: bytes | memoryview, at: int) -> None:
+        view = memoryview(raw).cast("B")
+        done = 0
+        while done < len(view):
+            done += os.pwrite(self.fd, view[done:done + _CHUNK], at + done)
+
+    def _copy(self, blob: Blob, offset: int, size: int, at: int) -> None:
+        done = 0
+        try:
+            while done < size:
+                copied = os.copy_file_range(blob.fileno(), self.fd, size - done, offset + done, at + done)
+                if copied == 0:
+                    break  # nothing more to copy (the input .bin shrank): the view below tells
+                done += copied
+        except AttributeError:
+            pass  # no copy_file_range on this system
+        except OSError as exc:
+            if exc.errno not in _NO_KERNEL_COPY:
+                raise
+        if done < size:
+            self._write(blob.view(offset + done, size - done), at + done)
 
 
 def write_ir(graph: Graph, xml_path: str | Path, *, dialect: str = "runtime",
@@ -85,10 +150,9 @@ def write_ir(graph: Graph, xml_path: str | Path, *, dialect: str = "runtime",
     temps: list[Path] = []
     try:
         with _temp_file(folder, bin_path.name, temps) as bin_handle:
-            root = _build_xml(graph, _BinWriter(bin_handle), rt_info)
+            text = _xml_text(graph, _BinWriter(bin_handle.fileno()), rt_info)
         with _temp_file(folder, xml_path.name, temps) as xml_handle:
-            etree.ElementTree(root).write(xml_handle, pretty_print=True, xml_declaration=True,
-                                          encoding="utf-8")
+            xml_handle.write(text.encode("utf-8"))
         os.replace(temps[0], bin_path)
         os.replace(temps[1], xml_path)
         return len(root.find("layers"))
@@ -133,62 +197,73 @@ def _layer_order(graph: Graph) -> list[Node]:
     return list(graph.parameters) + middle + list(graph.results)
 
 
-def _build_xml(graph: Graph, bins: _BinWriter, rt_info: RtInfo | None) -> Any:
-    net = etree.Element("net", name=graph.name, version="11")
-    layers = etree.SubElement(net, "layers")
-    edges = etree.Element("edges")
+def _xml_text(graph: Graph, bins: _BinWriter, rt_info: RtInfo | None) -> str:
+    """The IR's XML as lxml pretty-prints it, built as text: lpt's own elements are written
+    directly, opaque ones (rt_info, bodies, model extras) are serialized by lxml."""
     order = _layer_order(graph)
     new_id = {node.id: i for i, node in enumerate(order)}
+    out = ["<?xml version='1.0' encoding='UTF-8'?>\n", f"<net{_attrs({'name': graph.name, 'version': '11'})}>\n"]
+    edges = []
     for node in order:
-        layers.append(_layer(node, new_id[node.id], graph, bins, rt_info))
+        _layer(out, node, new_id[node.id], graph, bins, rt_info)
+        to_layer = new_id[node.id]
         for i, slot in enumerate(node.inputs):
             source = slot.source
-            etree.SubElement(edges, "edge", {
-                "from-layer": str(new_id[source.node.id]),
-                "from-port": str(len(source.node.inputs) + source.index),
-                "to-layer": str(new_id[node.id]), "to-port": str(i)})
-    net.append(edges)
-    for extra in graph.xml_model_extra:
-        net.append(copy.deepcopy(extra))
-    return net
+            edges.append(f'    <edge from-layer="{new_id[source.node.id]}" '
+                         f'from-port="{len(source.node.inputs) + source.index}" to-layer="{to_layer}" to-port="{i}"/>\n')
+    if order:
+        out.insert(2, "  <layers>\n")
+        out.append("  </layers>\n")
+    else:
+        out.append("  <layers/>\n")
+    out.extend(["  <edges>\n", *edges, "  </edges>\n"] if edges else ["  <edges/>\n"])
+    out.extend(_opaque(extra, 1) for extra in graph.xml_model_extra)
+    out.append("</net>\n")
+    return "".join(out)
 
 
-def _layer(node: Node, layer_id: int, graph: Graph, bins: _BinWriter, rt_info: RtInfo | None) -> Any:
-    layer = etree.Element("layer", {"id": str(layer_id), "name": node.name,
-                                    "type": TO_IR_TYPE.get(node.type, node.type), "version": node.version})
-    layer.attrib.update(node.xml_attrs)
+_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\n": "&#10;", "\r": "&#13;",
+                          "\t": "&#9;"})
+
+
+def _attrs(attrs: Mapping[str, str]) -> str:
+    """` key="value"` pairs, escaped as libxml2 escapes attribute values."""
+    return "".join(f' {key}="{value.translate(_ESCAPES)}"' for key, value in attrs.items())
+
+
+def _layer(out: list[str], node: Node, layer_id: int, graph: Graph, bins: _BinWriter, rt_info: RtInfo | None) -> None:
+    head = {"id": str(layer_id), "name": node.name, "type": TO_IR_TYPE.get(node.type, node.type),
+            "version": node.version}
+    head.update(node.xml_attrs)
+    children: list[str] = []
     attrs = dict(node.attrs)
     if node.data is not None:
         offset, size = bins.add_constant(node.data)
         attrs.update(element_type=node.data.element_type.name, shape=", ".join(map(str, node.data.shape)),
                      offset=str(offset), size=str(size))
     if attrs or node.type in ("Constant", "Parameter"):
-        etree.SubElement(layer, "data", attrs)
-    _append_rt_info(layer, node.xml_rt_info, node, rt_info)
-    if node.inputs:
-        ports = etree.SubElement(layer, "input")
-        for i, slot in enumerate(node.inputs):
-            port = _port(ports, i, slot.source, with_names=False)
-            _append_rt_info(port, slot.xml_rt_info, slot, rt_info)
-    if node.outputs:
-        ports = etree.SubElement(layer, "output")
-        for out in node.outputs:
-            port = _port(ports, len(node.inputs) + out.index, out, with_names=True)
-            _append_rt_info(port, out.xml_rt_info, out, rt_info)
-    for extra in node.xml_extra:
-        layer.append(_relocated_body(extra, graph.xml_blob, bins))
-    return layer
+        children.append(f"      <data{_attrs(attrs)}/>\n")
+    _add_rt_info(children, 3, node.xml_rt_info, node, rt_info)
+    for tag, values, first in (("input", [slot.source for slot in node.inputs], 0),
+                               ("output", node.outputs, len(node.inputs))):
+        if not values:
+            continue
+        holders = node.inputs if tag == "input" else node.outputs
+        children.append(f"      <{tag}>\n")
+        for i, (value, holder) in enumerate(zip(values, holders)):
+            names = {"names": value.names} if tag == "output" and value.names else {}
+            port = {"id": str(first + i), "precision": precision_name(value.element_type), **names}
+            inner = [f"          <dim>{dim}</dim>\n" for dim in value.shape or ()]
+            _add_rt_info(inner, 5, holder.xml_rt_info, holder, rt_info)
+            children.extend([f"        <port{_attrs(port)}>\n", *inner, "        </port>\n"] if inner
+                            else [f"        <port{_attrs(port)}/>\n"])
+        children.append(f"      </{tag}>\n")
+    children.extend(_opaque(_relocated_body(extra, graph.xml_blob, bins), 3) for extra in node.xml_extra)
+    out.extend([f"    <layer{_attrs(head)}>\n", *children, "    </layer>\n"] if children
+               else [f"    <layer{_attrs(head)}/>\n"])
 
 
-def _port(parent: Any, port_id: int, value: Output, *, with_names: bool) -> Any:
-    port = etree.SubElement(parent, "port", id=str(port_id), precision=precision_name(value.element_type))
-    if with_names and value.names:
-        port.set("names", value.names)
-    _dims(port, value.shape)
-    return port
-
-
-def _append_rt_info(parent: Any, read: Any, holder: Node | Input | Output, rt_info: RtInfo | None) -> None:
+def _add_rt_info(out: list[str], depth: int, read: Any, holder: Node | Input | Output, rt_info: RtInfo | None) -> None:
     """The <rt_info> read from the input (kept verbatim) plus the callback's attributes."""
     extra = rt_info(holder) if rt_info is not None else {}
     if read is None and not extra:
@@ -196,12 +271,20 @@ def _append_rt_info(parent: Any, read: Any, holder: Node | Input | Output, rt_in
     element = copy.deepcopy(read) if read is not None else etree.Element("rt_info")
     for name, value in extra.items():
         etree.SubElement(element, "attribute", name=name, version="0", value=value)
-    parent.append(element)
+    out.append(_opaque(element, depth))
 
 
-def _dims(port: Any, shape: Shape) -> None:
-    for dim in shape or ():
-        etree.SubElement(port, "dim").text = str(dim)
+def _opaque(element: Any, depth: int) -> str:
+    """`element` pretty-printed by lxml as it would be `depth` levels down in the document
+    (nested in placeholders, so text holding line breaks comes out exactly as before)."""
+    element = copy.copy(element)
+    element.tail = None
+    holder = root = etree.Element("_")
+    for _ in range(depth - 1):
+        holder = etree.SubElement(holder, "_")
+    holder.append(element)
+    lines = etree.tostring(root, encoding="unicode", pretty_print=True).split("\n")
+    return "\n".join(lines[depth:-depth - 1]) + "\n"
 
 
 def _relocated_body(extra: Any, blob: Blob | None, bins: _BinWriter) -> Any:
@@ -214,6 +297,6 @@ def _relocated_body(extra: Any, blob: Blob | None, bins: _BinWriter) -> Any:
         if blob is None:
             raise IRWriteError(f"layer '{layer.get('name')}' in a sub-graph body has no .bin to copy from")
         offset, size = int(data.get("offset")), int(data.get("size"))
-        new_offset, _ = bins.add(blob.view(offset, size), (id(blob), offset, size))
+        new_offset, _ = bins.add_slice(blob, offset, size)
         data.set("offset", str(new_offset))
     return element

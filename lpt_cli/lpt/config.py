@@ -17,10 +17,9 @@ import yaml
 
 from ..errors import LptError
 from ..ir.eltypes import ElementType, UnknownElementType, element_type, f32, i8, u8
-from . import registry
+from . import PROFILE_NAMES, registry
 
 PROFILES_DIR = Path(__file__).with_name("profiles")
-PROFILE_NAMES = ("default", "cpu", "cpu-vnni", "cpu-amx", "gpu")
 
 _TOP_KEYS = frozenset({
     "update_precisions", "deq_precision", "default_precisions", "asymmetric_quantization",

@@ -1,1 +1,3 @@
 """Per-layer precision reports: which layers LPT put in low precision, and why not the others."""
+
+FORMATS = ("table", "json", "csv", "markdown")  # of `lpt report --format`, free of rich for the CLI

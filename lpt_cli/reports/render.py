@@ -11,9 +11,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from . import FORMATS  # noqa: F401 - render() takes one of these
 from .model import LOW, ORIGINAL, LayerRow, Report, Summary
 
-FORMATS = ("table", "json", "csv", "markdown")
 # The JSON layer fields, flat: reason.code -> reason_code, ...
 CSV_COLUMNS = ("name", "type", "input_precisions", "output_precision", "status", "reason_code",
                "reason_detail", "transformation", "macs", "transformed_name")

@@ -43,7 +43,7 @@ def test_above_tolerance_exits_1(folder, monkeypatch):
             shutil.copy(folder / f"other{ext}", Path(tmp) / f"other{ext}")
         return Path(tmp) / "other.xml"
 
-    monkeypatch.setattr(verify_cmd, "write_runtime_model", write_other)
+    monkeypatch.setattr("lpt_cli.reports.analyze.write_runtime_model", write_other)  # verify imports it per run
     result = run(folder / "conv.xml", "--config", folder / "nothing.yaml", "--atol", "1e-6", "--rtol", "0")
     assert result.exit_code == 3, result.output
     assert "FAIL" in result.stdout and "0/1 outputs within" in result.stdout

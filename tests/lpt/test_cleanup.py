@@ -271,3 +271,17 @@ def test_constant_path_stops_at_parameters_and_weighted_layers():
     assert is_constant_path(_convert(graph, const).node)
     conv = graph.add_node("Convolution", [parameter(graph, SHAPE), const], outputs=[(f32, SHAPE)])
     assert not is_constant_path(_binary(graph, "Multiply", conv.output(), 2.0))
+
+
+def test_constant_path_follows_rewiring_after_being_asked():
+    """The graph remembers data-path answers; re-pointing an input must still be seen."""
+    graph = Graph()
+    chain = [_binary(graph, "Add", parameter(graph, SHAPE), 1.0)]
+    for _ in range(50):
+        chain.append(_binary(graph, "Add", chain[-1].output(), 1.0))
+    assert not any(is_constant_path(node) for node in chain)
+    const = graph.add_constant(np.ones(SHAPE, np.float32), f32).output()
+    chain[25].set_input(0, const)  # cuts the chain: layers 25.. now compute from constants only
+    assert [is_constant_path(node) for node in chain] == [False] * 25 + [True] * 26
+    chain[40].set_input(0, chain[3].output())  # and 40.. are data again
+    assert [is_constant_path(node) for node in chain[25:]] == [True] * 15 + [False] * 11

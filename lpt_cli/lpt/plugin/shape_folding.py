@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ...ir import Graph, Node
+from ...ir import Graph, Node, Output
 from ..folding import cast
 from .constant_folding import replace_by_constant
 
@@ -76,6 +76,15 @@ def _partial(node: Node, inputs: list[Partial | None]) -> Partial | None:
     return None
 
 
+def _known(values: dict[int, Partial], value: Output) -> Partial | None:
+    """What is known of an integer `value`; a Constant is decoded only when a foldable op
+    reads it (so the integer weights of a compressed model are never decoded here)."""
+    if id(value) not in values and value.node.type == "Constant" and not value.element_type.is_real:
+        array = value.node.value
+        values[id(value)] = (array, np.ones(np.shape(array), dtype=bool))
+    return values.get(id(value))
+
+
 def fold_shape_subgraphs(graph: Graph) -> int:
     """Replaces the integer values that static dimensions determine by Constants; returns how many."""
     values: dict[int, Partial] = {}
@@ -83,14 +92,10 @@ def fold_shape_subgraphs(graph: Graph) -> int:
     for node in graph.topological_order():
         if not node.alive or len(node.outputs) != 1 or node.output().element_type.is_real:
             continue
-        if node.type == "Constant":
-            value = node.value
-            values[id(node.output())] = (value, np.ones(np.shape(value), dtype=bool))
-            continue
         if node.type not in ("ShapeOf", "Convert", "Divide", "Mod", "Gather", "Concat", "Squeeze",
                              "Unsqueeze", "Reshape", *_BINARY):
             continue
-        inputs = [values.get(id(slot.source)) for slot in node.inputs]
+        inputs = [_known(values, slot.source) for slot in node.inputs]
         try:
             part = _partial(node, inputs)
         except (ValueError, IndexError, TypeError):

@@ -27,6 +27,27 @@ def swap_last_axes(value: np.ndarray) -> np.ndarray:
     return np.swapaxes(value, -1, -2) if np.ndim(value) >= 2 else value
 
 
+_BLOCK_BYTES = 1 << 26  # f32 weights decoded at a time by _times_weights
+
+
+def _times_weights(lhs: np.ndarray, weights: np.ndarray, transpose: bool) -> np.ndarray:
+    """`lhs @ weights` (`weights` transposed first if asked) in f32.
+
+    Large 2-D weights are decoded to f32 a block of output columns at a time, so a 1 GiB
+    i8 weight never becomes 4 GiB in memory; each output still sums over the whole row."""
+    if weights.ndim != 2 or weights.size * 4 <= _BLOCK_BYTES:
+        rhs = weights.astype(np.float32)
+        return np.matmul(lhs, swap_last_axes(rhs) if transpose else rhs).astype(np.float32)
+    columns = weights.shape[0] if transpose else weights.shape[1]
+    step = max(1, _BLOCK_BYTES // (4 * weights.shape[1 if transpose else 0]))
+    out = np.empty(np.broadcast_shapes(lhs.shape[:-1] + (1,), (1, 1))[:-1] + (columns,), np.float32)
+    for start in range(0, columns, step):
+        block = weights[start:start + step] if transpose else weights[:, start:start + step]
+        block = block.astype(np.float32)
+        out[..., start:start + step] = np.matmul(lhs, block.T if transpose else block)
+    return out
+
+
 def _varies_along(scale: np.ndarray, rank: int, axis: int) -> bool:
     """A same-rank, non scalar-like scale with more than one value along `axis`."""
     return not is_scalar_like(scale) and np.ndim(scale) == rank and np.shape(scale)[axis] != 1
@@ -182,10 +203,8 @@ class MatMulTransformation(Transformation):
             (1,) * (len(shape) - np.ndim(shift)) + np.shape(shift)), shape)
         if weights.node.type != "Constant":  # a constant path LPT cannot fold: keep the MatMul
             return self.zero_point_mat_mul(node, zero_points, weights)
-        weights_value = weights.node.value.astype(np.float32)
         lhs = swap_last_axes(zero_points) if transpose_a else zero_points
-        rhs = swap_last_axes(weights_value) if transpose_b else weights_value
-        value = to_scalar_if_possible(np.matmul(lhs, rhs).astype(np.float32))
+        value = to_scalar_if_possible(_times_weights(lhs, weights.node.value, transpose_b))
         return self.graph.add_constant(value, self.config.deq_precision).output()
 
     def zero_point_mat_mul(self, node: Node, zero_points: np.ndarray, weights: Output) -> Output:
