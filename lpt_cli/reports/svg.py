@@ -5,9 +5,9 @@ a small layered drawing of the layer's neighbourhood. Every edge is a tensor col
 precision (u8/i8 and the other integer quantized types green, float grey, index and shape
 types purple), so a dequantization that stopped short of the layer is visible at a glance.
 
-Layout: the longest-path layering of the neighbourhood (a Constant sits right above its
-first consumer), then one barycenter pass per direction to order each row; good enough
-for the few dozen ops shown, with no layout engine to install.
+Layout (layer_rows): the longest-path layering of the neighbourhood (a Constant sits right
+above its first consumer), then one barycenter pass per direction to order each row; linear
+in the edges, with no layout engine to install.
 """
 from __future__ import annotations
 
@@ -91,7 +91,10 @@ class _Panel:
     height: float
 
 
-def _layout(title: str, nodes: list[Node], focus: Node | None) -> _Panel:
+def layer_rows(nodes: list[Node]) -> dict[int, list[int]]:
+    """Row -> node ids left to right, for `nodes` in topological order: longest-path layering
+    (a source sits right above its first user), then one barycenter pass per direction. Linear
+    in the edges, so it also lays out a whole 2,000-layer model (`lpt report --html`)."""
     ids = {n.id for n in nodes}
     preds = {n.id: [s.source.node.id for s in n.inputs if s.source.node.id in ids] for n in nodes}
     succs: dict[int, list[int]] = {n.id: [] for n in nodes}
@@ -116,6 +119,11 @@ def _layout(title: str, nodes: list[Node], focus: Node | None) -> _Panel:
                     order[node_id] = sum(order[o] for o in links[node_id]) / len(links[node_id])
             rows[r].sort(key=lambda node_id: order[node_id])
             order.update({node_id: float(i) for i, node_id in enumerate(rows[r])})
+    return rows
+
+
+def _layout(title: str, nodes: list[Node], focus: Node | None) -> _Panel:
+    rows = layer_rows(nodes)
     widest = max((len(m) for m in rows.values()), default=1)
     width = widest * (BOX_W + GAP_X) - GAP_X + 2 * MARGIN
     pos = {}
