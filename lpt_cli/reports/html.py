@@ -150,7 +150,7 @@ function apply() {
                    && (!type || row.cells[1].textContent === type) && (!reason || reasonOf(row) === reason));
   }
 }
-[filter, typeSelect, reasonSelect].forEach(c => c.addEventListener('input', apply));
+[filter, typeSelect, reasonSelect].forEach(c => ['input', 'change'].forEach(e => c.addEventListener(e, apply)));
 boxes.forEach(b => b.addEventListener('change', apply));
 document.querySelectorAll('#layers th').forEach((th, column) => th.addEventListener('click', () => {
   const up = th.getAttribute('aria-sort') !== 'ascending';
