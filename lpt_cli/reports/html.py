@@ -92,11 +92,19 @@ function draw(which) {
   paints[which] = () => {
     pending = false;
     const top = view.scrollTop - 600, bottom = view.scrollTop + view.clientHeight + 600, parts = [];
-    for (const [a, b, p] of g.edges) {
+    for (const [a, b, p, bends] of g.edges) {
       const [x1, y1] = [g.nodes[a][4] + BW / 2, g.nodes[a][5] + BH], [x2, y2] = [g.nodes[b][4] + BW / 2, g.nodes[b][5]];
       if (y2 < top || y1 > bottom) continue;
-      const m = (y1 + y2) / 2;
-      parts.push(`<path class="e${p}" d="M${x1},${y1} C${x1},${m} ${x2},${m} ${x2},${y2}"/>`);
+      // Through each bend (a dummy's centre) vertically: a smooth curve between the boxes.
+      const points = [[x1, y1]];
+      for (let k = 0; k < bends.length; k += 2) points.push([bends[k], bends[k + 1] - BH / 2], [bends[k], bends[k + 1] + BH / 2]);
+      points.push([x2, y2]);
+      let d = `M${x1},${y1}`;
+      for (let k = 1; k < points.length; k++) {
+        const [[px, py], [qx, qy]] = [points[k - 1], points[k]];
+        d += k % 2 ? ` C${px},${(py + qy) / 2} ${qx},${(py + qy) / 2} ${qx},${qy}` : ` L${qx},${qy}`;
+      }
+      parts.push(`<path class="e${p}" d="${d}"/>`);
     }
     g.nodes.forEach(([name, type, kind, status, x, y, hover], i) => {
       if (y + BH < top || y > bottom) return;
