@@ -23,10 +23,11 @@ _PRECISION = {LOW_COLOUR: 0}
 _FLOAT_OUTPUT = frozenset({"f32", "f16", "bf16", "f64"})
 
 
-def graph_view(graph: Graph, rows: Mapping[str, LayerRow]) -> dict[str, Any]:
+def graph_view(graph: Graph, rows: Mapping[str, LayerRow], transformed: bool) -> dict[str, Any]:
     """`graph` without its Constants, laid out: {"w", "h", "nodes": [[name, type, kind, status,
     x, y, hover]], "edges": [[from, to, precision, [x, y of the bends]]]}; `rows`: the report rows
-    by the layer's name in this graph (status and reason shown on hover)."""
+    by the layer's name in this graph (status and reason shown on hover); `transformed`: the
+    graph after LPT (a FakeQuantize still in float there was left standalone)."""
     nodes = [n for n in graph.topological_order() if n.type != "Constant"]
     index = {n.id: i for i, n in enumerate(nodes)}
     links = [(index[slot.source.node.id], index[node.id], _precision(slot.source))
@@ -61,7 +62,7 @@ def graph_view(graph: Graph, rows: Mapping[str, LayerRow]) -> dict[str, Any]:
     drawn = []
     for i, node in enumerate(nodes):
         found = rows.get(node.name)
-        drawn.append([node.name, node.type, _kind(node, found, dequantizations), found.status if found else "",
+        drawn.append([node.name, node.type, _kind(node, found, dequantizations, transformed), found.status if found else "",
                       round(centre[i] - BOX_W / 2), top[row[i]], _hover(node, found)])
     edges = [[a, b, precision, [round(v) for d in chain for v in (centre[d], top[row[d]] + BOX_H / 2)]]
              for (a, b, precision), chain in zip(links, chains)]
@@ -96,13 +97,14 @@ def _dequantizations(nodes: list[Node], rows: Mapping[str, LayerRow]) -> set[int
     return found
 
 
-def _kind(node: Node, row: LayerRow | None, dequantizations: set[int]) -> str:
-    """fq: a FakeQuantize LPT turns (before) or turned (after) into a quantization to u8/i8;
-    fq-left: one left standalone in float; dq: a dequantization op; op: the rest."""
+def _kind(node: Node, row: LayerRow | None, dequantizations: set[int], transformed: bool) -> str:
+    """fq: a FakeQuantize LPT turns (before) or turned (after) into a quantization to u8/i8, or
+    folds into u8/i8 weights; fq-left: one left standalone in float; dq: a dequantization op;
+    op: the rest."""
     if node.type == "FakeQuantize":
         if row is not None:
             return "fq-left" if row.status == ORIGINAL else "fq"
-        return "fq" if node.outputs and _precision(node.outputs[0]) == 0 else "fq-left"
+        return "fq-left" if transformed and node.outputs and _precision(node.outputs[0]) == 1 else "fq"
     return "dq" if node.id in dequantizations else "op"
 
 

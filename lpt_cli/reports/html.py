@@ -241,8 +241,8 @@ def _graphs_json(analysis: Analysis) -> str:
     layers = analysis.report.layers
     after_rows = {row.transformed_name: row for row in layers if row.transformed_name is not None}
     data = {"box": [BOX_W, BOX_H],
-            "graphs": [graph_view(analysis.before, {row.name: row for row in layers}),
-                       graph_view(analysis.after, after_rows)],
+            "graphs": [graph_view(analysis.before, {row.name: row for row in layers}, transformed=False),
+                       graph_view(analysis.after, after_rows, transformed=True)],
             "rows": {row.name: [row.transformed_name, f"{row.type}, {row.status}",
                                 f"{row.reason.code}: {row.reason.detail}" if row.reason else ""] for row in layers},
             "before_of": {after: row.name for after, row in after_rows.items()}}

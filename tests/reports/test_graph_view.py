@@ -14,8 +14,9 @@ DETECTION = Path(__file__).resolve().parents[2] / "fixtures" / "models" / "detec
 def views():
     analysis = analyze(DETECTION, load_config("cpu"))
     layers = analysis.report.layers
-    before = graph_view(analysis.before, {row.name: row for row in layers})
-    after = graph_view(analysis.after, {row.transformed_name: row for row in layers if row.transformed_name})
+    before = graph_view(analysis.before, {row.name: row for row in layers}, transformed=False)
+    after = graph_view(analysis.after, {row.transformed_name: row for row in layers if row.transformed_name},
+                       transformed=True)
     return analysis, before, after
 
 
@@ -44,3 +45,13 @@ def test_standalone_fake_quantize_and_dequantizations_are_marked():
         assert {name for name, kind in kinds.items() if kind == "fq-left"} == left
     after_kinds = {(type_, kind) for _, type_, kind, *_ in after["nodes"]}
     assert ("Multiply", "dq") in after_kinds
+
+
+def test_weight_fake_quantize_folded_by_lpt_is_not_called_standalone(tmp_path):
+    from wide_model import residual_chain
+
+    analysis = analyze(residual_chain(tmp_path / "chain.xml", blocks=2), load_config("cpu"))
+    assert not any(row.status == "original-precision" for row in analysis.report.layers)
+    before = graph_view(analysis.before, {row.name: row for row in analysis.report.layers}, transformed=False)
+    kinds = [kind for _, type_, kind, *_ in before["nodes"] if type_ == "FakeQuantize"]
+    assert len(kinds) == 4 and set(kinds) == {"fq"}  # activations and weights of both blocks
