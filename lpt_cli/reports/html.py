@@ -40,10 +40,10 @@ tr.removed td.status { color: #757575; }
 .later { content-visibility: auto; contain-intrinsic-size: auto 3000px; }
 details.picture { margin: 8px 0; } details.picture summary { cursor: pointer; font-size: 13px; }
 details.picture svg { max-width: 100%; height: auto; border: 1px solid #eeeeee; }
-.legend { font-size: 12px; margin: 6px 0; } .legend span { margin-right: 16px; white-space: nowrap; }
-.legend i { display: inline-block; width: 22px; height: 12px; vertical-align: middle; margin-right: 4px;
+.key { font-size: 12px; margin: 6px 0; } .key span { margin-right: 16px; white-space: nowrap; }
+.key i { display: inline-block; width: 22px; height: 12px; vertical-align: middle; margin-right: 4px;
   border: 1px solid #9e9e9e; border-radius: 3px; }
-.legend i.line { height: 0; border: 0; border-top: 3px solid; border-radius: 0; }
+.key i.line { height: 0; border: 0; border-top: 3px solid; border-radius: 0; }
 #chosen { font-size: 13px; min-height: 1.4em; white-space: pre-wrap; }
 .panes { display: flex; gap: 12px; }
 .pane { flex: 1 1 0; min-width: 0; } .pane h3 { font-size: 13px; margin: 4px 0; }
@@ -58,7 +58,7 @@ svg.graph .s-original-precision rect { stroke: #b26a00; stroke-width: 2.5; strok
 svg.graph g.sel rect { stroke: #1565c0; stroke-width: 4; stroke-dasharray: none; }
 """
 
-_LEGEND = """<p class="legend"><span><i class="line" style="border-color:#2e7d32"></i>u8 / i8 tensor</span>
+_LEGEND = """<p class="key"><span><i class="line" style="border-color:#2e7d32"></i>u8 / i8 tensor</span>
 <span><i class="line" style="border-color:#8a8a8a"></i>f32 / f16 tensor</span>
 <span><i class="line" style="border-color:#8e24aa"></i>i32 / i64 / boolean</span>
 <span><i style="background:#e8f5e9"></i>FakeQuantize into u8/i8</span>
@@ -121,13 +121,14 @@ function draw(which) {
     const box = e.target.closest('g.n');
     if (!box) return;
     const name = g.nodes[box.dataset.i][0];
-    if (which) choose(data.before_of[name] ?? null, name); else choose(name, null);
+    if (!which) choose(name, null);
+    else choose(data.before_of[name] ?? (byName[0].has(name) ? name : null), name);
   });
 }
 function choose(name, afterName) {
-  // name: the layer in the original model; afterName: its name after LPT (when picked there)
-  const row = name === null ? null : data.rows[name];
-  if (afterName === null && row) afterName = row[0];
+  // name: the op in the original model (null: made by LPT); afterName: its name after LPT
+  const row = name === null ? undefined : data.rows[name];
+  if (afterName === null) afterName = row ? row[0] : name;  // an op the report has no row for keeps its name
   document.querySelectorAll('#layers tr.chosen').forEach(r => r.classList.remove('chosen'));
   [name, afterName].forEach((n, which) => {
     const i = n === null ? undefined : byName[which].get(n), view = views[which];
@@ -138,9 +139,10 @@ function choose(name, afterName) {
     }
     paints[which]();
   });
-  const line = row ? `${name}: ${row[1]}${row[2] ? '\\n' + row[2] : ''}` :
-    `${afterName}: made by LPT, not in the original model`;
-  document.getElementById('chosen').textContent = (row && row[0] === null ? line + ' (removed by LPT)' : line);
+  let line = `${afterName}: made by LPT, not in the original model`;
+  if (row) line = `${name}: ${row[1]}${row[0] === null ? ' (removed by LPT)' : ''}${row[2] ? '\\n' + row[2] : ''}`;
+  else if (name !== null) line = `${name}: not a layer the report covers`;
+  document.getElementById('chosen').textContent = line;
   for (const tr of body.rows) if (tr.cells[0].textContent === name) tr.classList.add('chosen');
 }
 draw(0);

@@ -129,6 +129,12 @@ def test_choosing_a_layer_centres_it_before_and_after_with_its_reason(browser, d
         assert frame["y"] <= box["y"] and box["y"] + box["height"] <= frame["y"] + frame["height"]
     # A tensor in u8/i8 is drawn in the low-precision colour somewhere in the after pane.
     assert browser.find_elements("css selector", "#view-after path.e0")
+    # A dequantization LPT made exists only after LPT.
+    made = browser.find_element("css selector", "#view-after g.k-dq")
+    browser.execute_script("arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", made)
+    assert "made by LPT" in browser.find_element("id", "chosen").text
+    assert len(browser.find_elements("css selector", "#view-after g.sel")) == 1
+    assert browser.find_elements("css selector", "#view-before g.sel") == []
 
 
 def test_a_2000_layer_page_is_ready_quickly(browser, tmp_path):
