@@ -5,9 +5,8 @@ a small layered drawing of the layer's neighbourhood. Every edge is a tensor col
 precision (u8/i8 and the other integer quantized types green, float grey, index and shape
 types purple), so a dequantization that stopped short of the layer is visible at a glance.
 
-Layout: the longest-path layering of the neighbourhood (a Constant sits right above its
-first consumer), then one barycenter pass per direction to order each row; good enough
-for the few dozen ops shown, with no layout engine to install.
+Layout (layout.py): the longest-path layering of the neighbourhood (a Constant sits right
+above its first consumer), then one barycenter pass per direction to order each row.
 """
 from __future__ import annotations
 
@@ -22,6 +21,7 @@ from ..ir import Graph, Node, Output
 from .analyze import Analysis
 from .model import LayerRow
 from .chain import find_layer, require_layer
+from .layout import layering, order_rows
 from .topology import LOW_PRECISION
 
 UPSTREAM, DOWNSTREAM, MAX_NODES = 4, 3, 48
@@ -91,31 +91,16 @@ class _Panel:
     height: float
 
 
-def _layout(title: str, nodes: list[Node], focus: Node | None) -> _Panel:
+def layer_rows(nodes: list[Node]) -> dict[int, list[int]]:
+    """Row -> node ids left to right, for `nodes` in topological order (see layout.py)."""
     ids = {n.id for n in nodes}
+    keys = [n.id for n in nodes]
     preds = {n.id: [s.source.node.id for s in n.inputs if s.source.node.id in ids] for n in nodes}
-    succs: dict[int, list[int]] = {n.id: [] for n in nodes}
-    for node_id, sources in preds.items():
-        for source in sources:
-            succs[source].append(node_id)
-    row: dict[int, int] = {}
-    for n in nodes:  # topological: longest path from the sources shown
-        row[n.id] = 1 + max((row[p] for p in preds[n.id]), default=-1)
-    for n in reversed(nodes):  # a source (a Constant, the cut-off input) sits right above its first user
-        if not preds[n.id] and succs[n.id]:
-            row[n.id] = min(row[s] for s in succs[n.id]) - 1
-    top = min(row.values(), default=0)
-    rows: dict[int, list[int]] = {}
-    for n in nodes:
-        rows.setdefault(row[n.id] - top, []).append(n.id)
-    order = {node_id: float(i) for members in rows.values() for i, node_id in enumerate(members)}
-    for links, sequence in ((preds, sorted(rows)), (succs, sorted(rows, reverse=True))):
-        for r in sequence:
-            for node_id in rows[r]:
-                if links[node_id]:
-                    order[node_id] = sum(order[o] for o in links[node_id]) / len(links[node_id])
-            rows[r].sort(key=lambda node_id: order[node_id])
-            order.update({node_id: float(i) for i, node_id in enumerate(rows[r])})
+    return order_rows(layering(keys, preds), keys, preds)
+
+
+def _layout(title: str, nodes: list[Node], focus: Node | None) -> _Panel:
+    rows = layer_rows(nodes)
     widest = max((len(m) for m in rows.values()), default=1)
     width = widest * (BOX_W + GAP_X) - GAP_X + 2 * MARGIN
     pos = {}
