@@ -48,8 +48,8 @@ Exit codes:
               help="With --layer: also draw the ops around the layer before and after LPT, tensors "
                    "coloured by precision, as one self-contained SVG file.")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), metavar="OUT.html",
-              help="Also write the report as one self-contained HTML page: the layer table with a filter, "
-                   "and before/after pictures of the layers left in float and the weightable ones.")
+              help="Also write the report as one self-contained HTML page: the graph before and after LPT side "
+                   "by side, and the layer table (sortable, filtered by text, status, type and reason).")
 def report(models: tuple[Path, ...], config_spec: str, fmt: str, fail_under: float | None, layer_name: str | None,
            shape_specs: tuple[str, ...], device: str | None, svg_path: Path | None, html_path: Path | None) -> None:
     """Per-layer precision report of MODEL after LPT (run in memory; nothing is written).
