@@ -11,6 +11,9 @@ Data-movement ops keep their integer types: the plugin runs them on u8 as they a
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from .constant import ConstantData
 from .eltypes import ElementType, f32
 from .graph import Graph, Node, Output
 
@@ -51,9 +54,22 @@ _ARITHMETIC = frozenset({"Subtract", "Multiply", "Add"})  # an integer constant 
 
 
 # Layers whose dequantization Multiply the CPU plugin fuses into the kernel, which it then names
-# after the Multiply. (Its FullyConnected kernels follow no such rule: a MatMul keeps its names.)
-_SCALED_KERNELS = frozenset({"Convolution", "GroupConvolution", "ConvolutionBackpropData"})
+# after the Multiply; a MatMul only when both inputs are activations (its FullyConnected kernel,
+# on constant weights, follows no such rule).
+_SCALED_KERNELS = frozenset({"Convolution", "GroupConvolution", "ConvolutionBackpropData", "MatMul"})
 _DEQUANTIZATION_MULTIPLY = "/DequantizationMultiply"
+SWAPPED_ADD = "SwappedAdd"  # annotation key of a dequantization Multiply: see SwappedAdd
+
+
+@dataclass(frozen=True)
+class SwappedAdd:
+    """The constant of an Add that AddTransformation moved in front of a dequantization Multiply
+    (`x*a + b` -> `(x - (-b/a)) * a`), kept on that Multiply for the runtime dialect."""
+
+    constant: ConstantData
+
+    def __str__(self) -> str:
+        return f"Add of a constant {list(self.constant.shape)} before LPT"
 
 
 def legalize_for_runtime(graph: Graph) -> Graph:
@@ -62,8 +78,55 @@ def legalize_for_runtime(graph: Graph) -> Graph:
     for node in g.topological_order():
         if _needs_float(node):
             _relax(g, node)
+    for node in list(g.topological_order()):
+        if node.alive and SWAPPED_ADD in node.annotations:
+            _unswap_add(g, node)
     _name_kernels_as_layers(g)
     return g
+
+
+def _unswap_add(g: Graph, multiply: Node) -> None:
+    """`(x - c) * a` that AddTransformation made of `x*a + b` on float `x` (a MatMul's result:
+    attention scores plus a position bias) is written back as `x*a + b`.
+
+    The plugin's common optimizations rewrite a Subtract -> Multiply on float data before its
+    LPT (into `x*a + c'`, a new Multiply it fuses into the MatMul), so the MatMul lost its
+    name and the sum was rounded otherwise. Measured on openvino 2026.4 (Swin's attention
+    bias): written back, the plugin runs its own AddTransformation as on the original model.
+    """
+    shifted = multiply.input_node(0)
+    scale = multiply.input_node(1)
+    if (shifted.type not in ("Subtract", "Add") or scale.type != "Constant" or len(shifted.outputs[0].uses) != 1
+            or shifted.input_node(1).type != "Constant"):
+        return
+    data = shifted.inputs[0].source
+    if not data.element_type.is_real or data.node.type == "Constant":
+        return
+    original: SwappedAdd = multiply.annotations[SWAPPED_ADD]
+    out = multiply.outputs[0]
+    scaled = g.add_node("Multiply", [data, scale.outputs[0]], outputs=[(out.element_type, data.shape)],
+                        attrs={"auto_broadcast": "numpy"},
+                        name=g.unique_name(f"{data.node.name}{_DEQUANTIZATION_MULTIPLY}"))
+    bias = g.add_node("Constant", outputs=[(original.constant.element_type, original.constant.shape)],
+                      attrs={"element_type": original.constant.element_type.name,
+                             "shape": ",".join(map(str, original.constant.shape))},
+                      name=g.unique_name(f"{multiply.name}/bias"))
+    bias.data = original.constant
+    if bias.outputs[0].element_type != out.element_type:
+        bias_out = _convert(g, bias.outputs[0], out.element_type, f"{multiply.name}/bias/to_{out.element_type.name}")
+    else:
+        bias_out = bias.outputs[0]
+    added = g.add_node("Add", [scaled.outputs[0], bias_out], outputs=[(out.element_type, out.shape)],
+                       attrs={"auto_broadcast": "numpy"}, name=g.unique_name(f"{multiply.name}/unswapped"))
+    names, out.names = out.names, None
+    out.replace_all_uses_with(added.outputs[0])
+    added.outputs[0].names = names
+    name, shift = multiply.name, shifted.input_node(1)
+    g.remove(multiply)
+    g.remove(shifted)
+    if not shift.outputs[0].uses:
+        g.remove(shift)
+    g.rename(added, name)
 
 
 def _name_kernels_as_layers(g: Graph) -> None:
@@ -73,9 +136,12 @@ def _name_kernels_as_layers(g: Graph) -> None:
     The CPU plugin fuses that Multiply into the INT8 kernel and names the kernel after the
     Multiply. Measured on openvino 2026.4: benchmark_app -pc listed `conv_2` for the original
     model and `conv_2/DequantizationMultiply` for lpt's; with this naming, `conv_2` for both.
+    The same for a MatMul of two activations (an attention score), not for one on weights.
     """
     for node in list(g.topological_order()):
         if node.type not in _SCALED_KERNELS or len(node.outputs) != 1:
+            continue
+        if node.type == "MatMul" and _on_constants(node.inputs[1].source):
             continue
         users = node.outputs[0].consumers()
         if len(users) != 1 or users[0].node.name != f"{node.name}{_DEQUANTIZATION_MULTIPLY}":
@@ -222,6 +288,19 @@ def _hoist_dequantization(g: Graph, node: Node, ctype: ElementType) -> bool:
         g.remove(op)
     for twin, name in moved:
         g.rename(twin, name)  # the dequantization keeps its name where it now sits
+    return True
+
+
+def _on_constants(value: Output) -> bool:
+    """`value` is computed from constants alone (weights, possibly behind a dequantization)."""
+    stack, seen = [value.node], set()
+    while stack:
+        node = stack.pop()
+        if node.type == "Parameter" or (node.type != "Constant" and not node.inputs):
+            return False
+        if node.id not in seen:
+            seen.add(node.id)
+            stack.extend(slot.source.node for slot in node.inputs)
     return True
 
 

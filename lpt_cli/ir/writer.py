@@ -155,7 +155,7 @@ def write_ir(graph: Graph, xml_path: str | Path, *, dialect: str = "runtime",
             xml_handle.write(text.encode("utf-8"))
         os.replace(temps[0], bin_path)
         os.replace(temps[1], xml_path)
-        return len(root.find("layers"))
+        return len(graph)  # every node is one layer of the file
     except OSError as exc:
         raise IRWriteError(f"{xml_path}: cannot write: {exc.strerror or exc}") from None
     finally:

@@ -60,3 +60,49 @@ def test_matmul_kernels_name_the_same_layers(tmp_path: Path, model: str) -> None
     matmuls = WEIGHTABLE_KERNELS - CONVOLUTIONS
     original = sorted(name.split("/")[0] for name in _kernel_names(source, matmuls))
     assert original and sorted(name.split("/")[0] for name in _kernel_names(tmp_path / "lpt.xml", matmuls)) == original
+
+
+def attention_with_bias(tmp_path: Path) -> Path:
+    """Quantized attention scores plus a constant position bias (Swin's window attention)."""
+    import openvino as ov
+    import openvino.opset13 as ops
+
+    rng = np.random.default_rng(3)
+    shape = [1, 3, 49, 32]
+    q, k = (ops.parameter(shape, np.float32, name=name) for name in ("q", "k"))
+
+    def quantized(x: object, limit: float, name: str) -> object:
+        node = ops.fake_quantize(x, -limit, limit * 127 / 128, -limit, limit * 127 / 128, 256)
+        node.set_friendly_name(name)
+        return node
+
+    scores = ops.matmul(quantized(q, 1.28, "fq_q"), quantized(k, 2.56, "fq_k"), False, True)
+    scores.set_friendly_name("scores")
+    biased = ops.add(scores, ops.constant((rng.standard_normal((1, 3, 49, 49)) * 0.02).astype(np.float32)))
+    biased.set_friendly_name("bias_add")
+    softmax = ops.softmax(biased, -1)
+    softmax.set_friendly_name("softmax")
+    path = tmp_path / "attention.xml"
+    ov.save_model(ov.Model([softmax], [q, k], "attention"), path, compress_to_fp16=False)
+    return path
+
+
+@pytest.mark.slow
+def test_attention_bias_is_written_back_and_the_scores_keep_their_name(tmp_path: Path) -> None:
+    """AddTransformation turns `scores*a + bias` into `(scores - c)*a`; the runtime dialect writes
+    `scores*a + bias` back, so the plugin runs its own AddTransformation as on the original:
+    the i8 MatMul is named `scores` and the outputs are bit-exact."""
+    source = attention_with_bias(tmp_path)
+    graph = read_ir(source)
+    run_pipeline(graph, load_config("cpu"))
+    assert [n.type for n in graph if n.name == "bias_add"] == ["Multiply"]  # LPT's own result
+    write_ir(graph, tmp_path / "lpt.xml", dialect="runtime")
+    written = read_ir(tmp_path / "lpt.xml")
+    add = written.find("bias_add")
+    assert add.type == "Add" and add.input_node(0).type == "Multiply"
+    feed = {name: np.random.default_rng(4).standard_normal((1, 3, 49, 32)).astype(np.float32) for name in ("q", "k")}
+    original, ours = plugin_run(source, feed), plugin_run(tmp_path / "lpt.xml", feed)
+    assert original.ok and ours.ok, (original.error, ours.error)
+    matmuls = [[layer.name for layer in run.layers if layer.layer_type == "MatMul"] for run in (original, ours)]
+    assert matmuls[0] == ["scores"] and matmuls[1] == matmuls[0]
+    assert np.array_equal(original.outputs[0], ours.outputs[0])

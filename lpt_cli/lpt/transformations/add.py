@@ -10,6 +10,7 @@ import numpy as np
 
 from ...ir import Node, Output
 from ...ir.eltypes import f32
+from ...ir.legalize import SWAPPED_ADD, SwappedAdd
 from ..attributes import is_bias
 from ..dequantization import get_dequantization
 from ..dequantization_folding import empty_values, fold_dequantization, is_zero_constant
@@ -74,13 +75,17 @@ class AddTransformation(Transformation):
             fold_dequantization(add, 1, precisions)
             return self.reject(add, "no_scale", "no dequantization Multiply next to the constant")
         fold_dequantization(add, 1 - multiply_branch, precisions)
+        constant = add.input_node(1 - multiply_branch)
+        original = SwappedAdd(constant.data) if constant.type == "Constant" else None
         multiply = swap_multiply_and_add(add, multiply_branch)
         if multiply is add:
             return self.reject(add, "no_scale", "the dequantization Multiply has no constant")
         inner = multiply.input_node(0)
         if inner.type == "Add":
-            inner = _fuse_with_subtract(inner) or inner
-            inner = _replace_to_subtract(inner) or inner
+            fused = _fuse_with_subtract(inner)
+            if fused is None and original is not None:  # the runtime dialect may write x*a + b back
+                multiply.annotations[SWAPPED_ADD] = original
+            inner = fused or _replace_to_subtract(inner) or inner
         return True
 
     def _with_two_branches(self, add: Node, full: int) -> bool:
