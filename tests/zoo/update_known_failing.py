@@ -1,12 +1,13 @@
 """Regenerates tests/zoo/known_failing.txt from a run of benchmarks/zoo_parity.py.
 
-    python tests/zoo/update_known_failing.py [--zoo DIR]
+    python tests/zoo/update_known_failing.py [--zoo DIR] [--from-json ROWS.json]
 
 Never edit the list by hand: it lists `model::check  # detail` for every check that fails now.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import importlib.util
 import sys
 from pathlib import Path
@@ -29,6 +30,8 @@ def main(argv: list[str] | None = None) -> int:
     spec.loader.exec_module(parity)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--zoo", type=Path, default=parity.zoo.DEFAULT_DIR)
+    parser.add_argument("--from-json", type=Path, metavar="ROWS.json",
+                        help="the rows of a `benchmarks/zoo_parity.py --json` run on this machine, instead of a new run")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))
     from lpt_cli.lpt.config import cpu_variant, read_cpuinfo
@@ -42,7 +45,10 @@ def main(argv: list[str] | None = None) -> int:
         entry_elsewhere = len(fields) >= 2 and "::" in fields[1] and fields[0] != variant
         if recorded_elsewhere or entry_elsewhere:
             kept.append(line)
-    rows = parity.run(args.zoo, [])
+    if args.from_json:
+        rows = [parity.Row(**row) for row in json.loads(args.from_json.read_text())]
+    else:
+        rows = parity.run(args.zoo, [])
     lines = [f"{variant} {row.model}::{check}  # {row.details.get(check, '').replace(chr(10), ' ')[:150]}"
              for row in rows for check in parity.CHECKS if not row.results.get(check)]
     recorded = sorted({*(line for line in kept if line.startswith("# recorded:")), f"# recorded: {variant}"})
