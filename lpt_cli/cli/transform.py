@@ -138,12 +138,14 @@ def _summary(model: Path, output: Path, dialect: str, config_name: str, before: 
              graph: Graph, applied: Counter[str], seconds: float, not_quantized: bool = False) -> None:
     """A few lines on stderr (stdout stays clean for scripts)."""
     from rich.console import Console
+    from rich.markup import escape  # paths and config names are user text, not markup
 
     console = Console(stderr=True, highlight=False)
     low = sum(1 for node in graph if node.type not in ("Constant", "Parameter", "Result", "Convert")
               and any(slot.source.element_type.name in ("u8", "i8") for slot in node.inputs))
-    console.print(f"[bold]{model}[/] -> [bold]{output}[/] ({dialect} dialect, {seconds:.2f} s)")
-    console.print(f"  config: {config_name}")
+    console.print(f"[bold]{escape(str(model))}[/] -> [bold]{escape(str(output))}[/] "
+                  f"({dialect} dialect, {seconds:.2f} s)")
+    console.print(f"  config: {escape(config_name)}")
     console.print(f"  layers: {sum(before.values())} in, {len(graph)} out; "
                   f"{low} take u8/i8 inputs")
     if applied:
