@@ -286,6 +286,78 @@ def m_const_shape(rng: random.Random, xml: Path, bin_: Path) -> str:
     return value
 
 
+def _fed_ports(tree: Any, layer_id: str, port_id: str) -> list[Any]:
+    """The input <port>s that an output port feeds (so a shape edit keeps both edge ends in step)."""
+    by_id = {l.get("id"): l for l in _layers(tree)}
+    ports = []
+    for edge in tree.getroot().iter("edge"):
+        if edge.get("from-layer") == layer_id and edge.get("from-port") == port_id and edge.get("to-layer") in by_id:
+            ports += [p for s in by_id[edge.get("to-layer")].findall("input") for p in s
+                      if p.get("id") == edge.get("to-port")]
+    return ports
+
+
+def _set_dims(port: Any, dims: list[str]) -> None:
+    from lxml import etree
+
+    for dim in port.findall("dim"):
+        port.remove(dim)
+    for d in dims:
+        etree.SubElement(port, "dim").text = d
+
+
+def m_shape_in_step(rng: random.Random, xml: Path, bin_: Path) -> str:
+    """An output shape changed on both ends of its edges: consistent in the XML, wrong for the op."""
+    tree = _tree(xml)
+    ports = [(l, p) for l in _layers(tree) if l.get("type") != "Const" for s in l.findall("output") for p in s]
+    layer, port = rng.choice(ports)
+    dims = [d.text or "" for d in port.findall("dim")]
+    choice = rng.random()
+    if choice < 0.3 and dims:
+        dims.pop(rng.randrange(len(dims)))
+    elif choice < 0.5:
+        dims.insert(rng.randrange(len(dims) + 1), "1")
+    elif dims:
+        dims[rng.randrange(len(dims))] = rng.choice(("1", "2", "3", "5", "16", "-1", "0"))
+    for target in [port, *_fed_ports(tree, layer.get("id"), port.get("id"))]:
+        _set_dims(target, dims)
+    _save(tree, xml)
+    return f"{layer.get('type')} -> {dims}"
+
+
+def m_const_shape_in_step(rng: random.Random, xml: Path, bin_: Path) -> str:
+    """A Const with a different (valid) shape and size, its edges in step: e.g. per-channel
+    FakeQuantize intervals with the wrong channel count, weights of the wrong rank."""
+    tree = _tree(xml)
+    layer = rng.choice(_layers(tree, ("Const",)))
+    data = layer.find("data")
+    dims = [d for d in data.get("shape", "").replace(" ", "").split(",") if d]
+    choice = rng.random()
+    if choice < 0.3 and dims:
+        dims.pop(rng.randrange(len(dims)))
+    elif choice < 0.5:
+        dims.insert(rng.randrange(len(dims) + 1), rng.choice(("1", "2")))
+    elif dims:
+        dims[rng.randrange(len(dims))] = rng.choice(("1", "2", "3", "4", "7"))
+    else:
+        dims = [rng.choice(("1", "2", "3"))]
+    count = math.prod(int(d) for d in dims)
+    bits = {"f32": 32, "f16": 16, "i64": 64, "i32": 32, "i8": 8, "u8": 8, "i4": 4, "u4": 4}.get(
+        data.get("element_type"), 32)
+    size = (count * bits + 7) // 8
+    offset = int(data.get("offset"))
+    if offset + size > bin_.stat().st_size:
+        offset = 0
+    data.set("shape", ",".join(dims))
+    data.set("size", str(size))
+    data.set("offset", str(offset))
+    port = layer.find("output")[0]
+    for target in [port, *_fed_ports(tree, layer.get("id"), port.get("id"))]:
+        _set_dims(target, dims)
+    _save(tree, xml)
+    return f"{layer.get('name')} -> {dims}"
+
+
 def m_const_offset_size(rng: random.Random, xml: Path, bin_: Path) -> str:
     tree = _tree(xml)
     data = rng.choice([l.find("data") for l in _layers(tree, ("Const",))])
@@ -488,8 +560,8 @@ def serve_checks() -> None:
             core.compile_model(core.read_model(line.strip()), "CPU")
             answer = {"ok": True}
         except Exception as exc:  # noqa: BLE001 - any refusal is the answer
-            text = str(exc).strip().splitlines()
-            answer = {"ok": False, "error": (text[0] if text else type(exc).__name__)[:300]}
+            text = [t for t in str(exc).splitlines() if t.strip() and not t.startswith("Exception from")]
+            answer = {"ok": False, "error": (text[-1] if text else type(exc).__name__)[:300]}
         print(json.dumps(answer), flush=True)
 
 

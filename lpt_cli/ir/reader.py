@@ -19,6 +19,8 @@ from typing import Any
 from lxml import etree
 
 from ..errors import IRReadError, clip
+from .arity import describe, expected_arity
+from .consistency import shape_problem
 from .constant import Blob, ConstantData
 from .eltypes import ElementType, UnknownElementType, element_type
 from .graph import Graph, GraphError, Node, Shape
@@ -102,6 +104,10 @@ def read_ir(xml_path: str | Path) -> Graph:
     for layer in layers.values():
         for port, source in zip(layer.inputs, layer.fed):
             layer.node.add_input(source).xml_rt_info = port.rt_info
+    for lid, layer in layers.items():
+        problem = shape_problem(layer.node)
+        if problem is not None:
+            raise ctx.fail(f"layer {clip(lid)} '{clip(layer.node.name)}' ({layer.node.type}): {problem}")
     try:
         order = graph.topological_order()
     except GraphError as exc:
@@ -168,6 +174,7 @@ def _read_layer(ctx: _Context, element: Any, graph: Graph) -> _Layer:
     node.xml_extra = [child for child in element if child.tag not in _KNOWN_CHILDREN]
     layer = _Layer(node, _ports(ctx, element.find("input"), what), _ports(ctx, element.find("output"), what))
     layer.fed = [None] * len(layer.inputs)
+    _check_arity(ctx, node, len(layer.inputs), len(layer.outputs), what)
     for port in layer.outputs:
         out = node.add_output(_output_type(ctx, node, port, what), _shape(ctx, port.dims, what))
         out.names, out.xml_rt_info = port.names, port.rt_info
@@ -176,6 +183,18 @@ def _read_layer(ctx: _Context, element: Any, graph: Graph) -> _Layer:
     for extra in node.xml_extra:
         _check_body_constants(ctx, extra, what)
     return layer
+
+
+def _check_arity(ctx: _Context, node: Node, inputs: int, outputs: int, what: str) -> None:
+    arity = expected_arity(node.type, node.version)
+    if arity is None:
+        return
+    in_min, in_max, out_min, out_max = arity
+    spec = f"{node.type}-{node.version.removeprefix('opset')}"
+    if not in_min <= inputs <= (inputs if in_max is None else in_max):
+        raise ctx.fail(f"{what}: {spec} takes {describe(in_min, in_max, 'input')}, the layer has {inputs}")
+    if not out_min <= outputs <= (outputs if out_max is None else out_max):
+        raise ctx.fail(f"{what}: {spec} has {describe(out_min, out_max, 'output')}, the layer has {outputs}")
 
 
 def _ports(ctx: _Context, parent: Any, what: str) -> list[_Port]:
@@ -295,19 +314,31 @@ def _wire_edges(ctx: _Context, root: Any, layers: dict[str, _Layer]) -> None:
             if lid not in layers:
                 raise ctx.fail(f"{what}: no layer with id {clip(lid)}")
         if sport not in out_index[src]:
-            raise ctx.fail(f"{what}: layer {src} '{layers[src].node.name}' has no output port {sport}")
+            raise ctx.fail(f"{what}: layer {clip(src)} '{clip(layers[src].node.name)}' has no output port {clip(sport)}")
         if dport not in in_index[dst]:
-            raise ctx.fail(f"{what}: layer {dst} '{layers[dst].node.name}' has no input port {dport}")
+            raise ctx.fail(f"{what}: layer {clip(dst)} '{clip(layers[dst].node.name)}' has no input port {clip(dport)}")
         target = layers[dst]
         slot = in_index[dst][dport]
         if target.fed[slot] is not None:
-            raise ctx.fail(f"{what}: input port {dport} of layer {dst} '{target.node.name}' is fed twice")
-        target.fed[slot] = layers[src].node.outputs[out_index[src][sport]]
+            raise ctx.fail(f"{what}: input port {dport} of layer {dst} '{clip(target.node.name)}' is fed twice")
+        source = layers[src].node.outputs[out_index[src][sport]]
+        expected = _shape(ctx, target.inputs[slot].dims, f"layer {clip(dst)} '{clip(target.node.name)}'")
+        if not _compatible(source.shape, expected):
+            raise ctx.fail(f"{what}: layer {clip(src)} '{clip(layers[src].node.name)}' produces shape "
+                           f"{clip(list(source.shape or ()))}, the input port says {clip(list(expected or ()))}")
+        target.fed[slot] = source
     for lid, layer in layers.items():
         for slot, source in enumerate(layer.fed):
             if source is None:
-                raise ctx.fail(f"layer {lid} '{layer.node.name}': input port {layer.inputs[slot].pid} "
+                raise ctx.fail(f"layer {clip(lid)} '{clip(layer.node.name)}': input port {clip(layer.inputs[slot].pid)} "
                                "is not connected")
+
+
+def _compatible(a: Shape, b: Shape) -> bool:
+    """Both ends of an edge describe one value: same rank, and equal where both are static."""
+    if a is None or b is None:
+        return True
+    return len(a) == len(b) and all(x == y or x < 0 or y < 0 for x, y in zip(a, b))
 
 
 def _mark_dynamic_ranks(order: list[Node]) -> None:
