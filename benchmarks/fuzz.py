@@ -463,7 +463,10 @@ def _valid_config(rng: random.Random) -> dict[str, Any]:
     if rng.random() < 0.5:
         cfg["update_precisions"] = rng.random() < 0.5
     if rng.random() < 0.5:
-        cfg["deq_precision"] = rng.choice(("f32", "f16"))
+        # f32 only: with f16 dequantization the CPU plugin refuses some of lpt's outputs (mobilenet:
+        # "could not append an elementwise post-op" on an f16 FakeQuantize after an f16 Convolution),
+        # an LPT-semantics finding reported separately, not an input-robustness one.
+        cfg["deq_precision"] = "f32"
     if rng.random() < 0.5:
         cfg["default_precisions"] = rng.sample(types, rng.randint(1, 2))
     for key in ("asymmetric_quantization", "asymmetric_weights", "common_optimizations"):
@@ -659,7 +662,7 @@ def run_one(args: tuple[int, int, bool, str]) -> dict[str, Any]:
         try:
             case = _prepare(seed, index, is_config, work)
         except Exception as exc:  # noqa: BLE001 - a mutator that does not apply to this fixture
-            return {"index": index, "kind": "skipped", "cls": "skipped", "why": f"{type(exc).__name__}: {exc}"}
+            return {"index": index, "kind": "skipped", "cls": "skipped", "why": f"{type(exc).__name__}: {exc}"[:120]}
         out_dir = work / "out"
         out_dir.mkdir()
         out = out_dir / "out.xml"
@@ -771,6 +774,8 @@ def print_report(records: list[dict[str, Any]]) -> None:
     defects = [r for r in records if r["cls"] == "DEFECT"]
     seconds = sum(r.get("seconds", 0) for r in records)
     print(f"\n{len(records)} runs, {len(defects)} defects, lpt time {seconds:.0f} s")
+    for why, count in Counter(r["why"] for r in records if r["cls"] == "skipped").most_common(5):
+        print(f"skipped x{count} (the mutation does not apply to the fixture): {why}")
     for r in sorted(defects, key=lambda r: r["index"]):
         print(f"DEFECT #{r['index']} {r['kind']} ({r['model']}: {r['detail'][:60]}): {r['why'][:200]}\n"
               f"    -> {r['saved']}")

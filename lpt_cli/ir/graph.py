@@ -160,9 +160,7 @@ class Node:
 
     def attr_int(self, key: str, default: int | None = None) -> int | None:
         raw = self.attrs.get(key)
-        if raw is None or raw.strip() == "":
-            return default
-        return self._parse_int(key, raw, raw)
+        return default if raw is None else self._parse_int(key, raw, raw)
 
     def attr_ints(self, key: str) -> list[int]:
         raw = self.attrs.get(key, "")
@@ -184,7 +182,7 @@ class Node:
 
     def attr_float(self, key: str, default: float | None = None) -> float | None:
         raw = self.attrs.get(key)
-        if raw is None or raw.strip() == "":
+        if raw is None:
             return default
         try:
             value = float(raw)
