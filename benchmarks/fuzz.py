@@ -523,8 +523,14 @@ def config_mutation(rng: random.Random) -> tuple[str, str]:
     elif kind == "unknown_key":
         where = rng.choice([p for p in _paths(cfg) if isinstance(_get(cfg, p), dict)])
         _get(cfg, where)[rng.choice(("onl", "Restrictions", "ports", "op", 7, "precisions", "x" * 200))] = [1]
+    elif kind == "deep" and rng.random() < 0.5:  # written as text: PyYAML's dumper recurses
+        depth = rng.choice((100, 1200, 5000))
+        nested = "".join(rng.choice("[{") for _ in range(depth))
+        closing = "".join("]" if c == "[" else ": 1}" for c in reversed(nested))
+        key = rng.choice(("params", "restrictions", "transformations", "default_precisions"))
+        return "cfg_deep", f"{yaml.safe_dump(cfg) if cfg else ''}{key}: {nested}u8{closing}\n"
     elif kind == "deep":
-        depth = rng.choice((5, 20, 100, 1200))
+        depth = rng.choice((5, 20, 60))
         value: Any = "u8"
         for _ in range(depth):
             value = [value] if rng.random() < 0.5 else {"k": value}
@@ -584,6 +590,9 @@ class Checker:
         if self.proc is not None:
             self.proc.kill()
             self.proc.wait()
+            for pipe in (self.proc.stdin, self.proc.stdout):
+                if pipe is not None:
+                    pipe.close()
             self.proc = None
 
     def check(self, xml: Path) -> tuple[bool, str]:

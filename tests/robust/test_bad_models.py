@@ -208,3 +208,16 @@ def test_untouched_clean_run_prints_no_warnings(model: Path, recwarn: pytest.War
     code, lines, stderr = transform(model)
     assert code == 0 and lines == [], stderr
     assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
+def test_interval_shapes_that_only_broadcast(tmp_path: Path) -> None:
+    """Valid for OpenVINO: a scalar output_low with a [1] output_high (found by the fuzzer: a numpy
+    broadcast error in the decomposition)."""
+    x = ops.parameter([1, 3, 4, 4], np.float32, name="x")
+    fq = ops.fake_quantize(x, np.float32(0), np.float32(2.55), np.float32(0), np.float32([2.55]), 256, name="fq")
+    path = tmp_path / "b.xml"
+    ov.save_model(ov.Model([ops.relu(fq).output(0)], [x], "b"), str(path), compress_to_fp16=False)
+    (tmp_path / "out").mkdir()
+    code, lines, stderr = transform(path)
+    assert code == 0 and lines == [], stderr
+    ov.Core().compile_model(str(tmp_path / "out" / "o.xml"), "CPU")
