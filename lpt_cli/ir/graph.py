@@ -31,7 +31,7 @@ MAX_ATTR_INT = 2**62  # far beyond any real size or index, well inside int64 and
 
 
 class AttributeValueError(IRReadError):
-    """A layer attribute lpt needs has a value it cannot parse (bad input, exit 2)."""
+    """A layer attribute (or constant input) lpt needs has a value it cannot use (bad input, exit 2)."""
 
 
 class GraphError(ValueError):
@@ -203,9 +203,19 @@ class Node:
 
     def attr_error(self, key: str, raw: str, expected: str) -> AttributeValueError:
         """The one-line error for a bad attribute value of this layer."""
+        return self.error(f"attribute {key}={clip(raw)!r}: {expected}")
+
+    def axis(self, value: int, rank: int, what: str = "axis") -> int:
+        """`value` as an axis of a rank-`rank` tensor (negative counts from the end); an axis
+        outside the rank is bad input, not an IndexError later."""
+        if not -rank <= value < rank:
+            raise self.error(f"{what} {value} is outside the rank {rank}")
+        return value + rank if value < 0 else value
+
+    def error(self, problem: str) -> AttributeValueError:
+        """A bad-input error naming the file and this layer (e.g. an axis outside the rank)."""
         source = f"{self.graph.source}: " if self.graph.source else ""
-        return AttributeValueError(f"{source}layer {self.id} '{clip(self.name)}' ({self.type}): "
-                                   f"attribute {key}={clip(raw)!r}: {expected}")
+        return AttributeValueError(f"{source}layer {self.id} '{clip(self.name)}' ({self.type}): {problem}")
 
     # --- mutation ---------------------------------------------------------------------
     def set_input(self, index: int, source: Output) -> None:

@@ -221,3 +221,17 @@ def test_interval_shapes_that_only_broadcast(tmp_path: Path) -> None:
     code, lines, stderr = transform(path)
     assert code == 0 and lines == [], stderr
     ov.Core().compile_model(str(tmp_path / "out" / "o.xml"), "CPU")
+
+
+def test_reduction_axis_outside_the_rank(tmp_path: Path) -> None:
+    """OpenVINO validates axes on read; lpt read them from the .bin into an IndexError."""
+    x = ops.parameter([1, 3, 4, 4], np.float32, name="x")
+    fq = ops.fake_quantize(x, np.float32(0), np.float32(2.55), np.float32(0), np.float32(2.55), 256, name="fq")
+    mean = ops.reduce_mean(fq, ops.constant(np.int64([3]), name="axes"), keep_dims=True, name="mean")
+    path = tmp_path / "r.xml"
+    ov.save_model(ov.Model([mean.output(0)], [x], "r"), str(path), compress_to_fp16=False)
+    offset = int(re.search(r'name="axes" type="Const"[^>]*>\s*<data [^>]*offset="(\d+)"', path.read_text()).group(1))
+    blob = bytearray(path.with_suffix(".bin").read_bytes())
+    blob[offset:offset + 8] = struct.pack("<q", 7)
+    path.with_suffix(".bin").write_bytes(bytes(blob))
+    assert_clean_error(path, "'mean' (ReduceMean)", "reduction axis 7 is outside the rank 4", extra=("--config", "default"))
