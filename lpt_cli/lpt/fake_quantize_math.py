@@ -92,6 +92,8 @@ def calculate_levels(min_: float, max_: float, combined_low: float, combined_hig
     deq_sub = round_half_away(float(f(-q_sub * q_mul)))
     updated_low = f((low - q_sub) * q_mul)
     updated_high = f((high - q_sub) * q_mul)
+    if not (np.isfinite(updated_low) and np.isfinite(updated_high)):  # a denormal-wide interval:
+        return LevelsUpdate(0, float(deq_mul), 0.0, float(updated_low), float(updated_high))  # no levels
     levels = int(abs(round_half_away(float(updated_high)) - round_half_away(float(updated_low)))) + 1
     return LevelsUpdate(levels, float(deq_mul), deq_sub, float(updated_low), float(updated_high))
 

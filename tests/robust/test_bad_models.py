@@ -235,3 +235,16 @@ def test_reduction_axis_outside_the_rank(tmp_path: Path) -> None:
     blob[offset:offset + 8] = struct.pack("<q", 7)
     path.with_suffix(".bin").write_bytes(bytes(blob))
     assert_clean_error(path, "'mean' (ReduceMean)", "reduction axis 7 is outside the rank 4", extra=("--config", "default"))
+
+
+
+def test_fake_quantize_input_interval_too_narrow(model: Path) -> None:
+    """A 1e-45 wide input interval made the levels computation take int(NaN) (fuzzer finding)."""
+    text = model.read_text()
+    fq_id = re.search(r'<layer id="(\d+)" name="fq" ', text).group(1)
+    const_id = re.search(rf'<edge from-layer="(\d+)" from-port="\d+" to-layer="{fq_id}" to-port="2"', text).group(1)
+    offset = int(re.search(rf'<layer id="{const_id}" [^>]*>\s*<data [^>]*offset="(\d+)"', text).group(1))
+    blob = bytearray(model.with_suffix(".bin").read_bytes())
+    blob[offset:offset + 4] = struct.pack("<f", 1e-45)
+    model.with_suffix(".bin").write_bytes(bytes(blob))
+    assert_clean_error(model, "'fq' (FakeQuantize)", "input interval narrower")
