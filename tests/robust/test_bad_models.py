@@ -248,3 +248,20 @@ def test_fake_quantize_input_interval_too_narrow(model: Path) -> None:
     blob[offset:offset + 4] = struct.pack("<f", 1e-45)
     model.with_suffix(".bin").write_bytes(bytes(blob))
     assert_clean_error(model, "'fq' (FakeQuantize)", "input interval narrower")
+
+
+def test_per_channel_intervals_with_an_empty_channel(tmp_path: Path) -> None:
+    """A per-channel FakeQuantize with one empty channel (output_high 0 = output_low): lpt compared
+    a per-tensor low with the per-channel high and hit a numpy broadcast error (fuzzer finding)."""
+    x = ops.parameter([1, 3, 4, 4], np.float32, name="x")
+    high = np.float32([1, 2, 3]).reshape(1, 3, 1, 1)
+    zeros = np.zeros((1, 3, 1, 1), np.float32)
+    fq = ops.fake_quantize(x, zeros, high, zeros, high * np.float32([1, 0, 1]).reshape(1, 3, 1, 1), 256, name="fq")
+    weights = ops.constant(np.ones((3, 1, 1, 3, 3), np.float32), name="w")
+    conv = ops.group_convolution(fq, weights, [1, 1], [1, 1], [1, 1], [1, 1], name="dw")
+    path = tmp_path / "z.xml"
+    ov.save_model(ov.Model([conv.output(0)], [x], "z"), str(path), compress_to_fp16=False)
+    (tmp_path / "out").mkdir()
+    code, lines, stderr = transform(path, "--config", "default")
+    assert code == 0 and lines == [], stderr
+    ov.Core().compile_model(str(tmp_path / "out" / "o.xml"), "CPU")
