@@ -26,3 +26,9 @@ class PassError(Exception):
     def __init__(self, pass_name: str, layer: str, layer_id: int, cause: BaseException) -> None:
         detail = str(cause).splitlines()[0] if str(cause) else ""
         super().__init__(f"in {pass_name} at layer '{layer}' (id {layer_id}): {type(cause).__name__}: {detail}")
+
+
+def clip(value: object, limit: int = 80) -> str:
+    """`value` as text on one line, at most `limit` characters: error messages echo user input."""
+    text = " ".join(str(value).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -71,11 +71,11 @@ def transform(model: Path, config_spec: str, output: Path | None, dialect: str, 
     """Apply OpenVINO's Low Precision Transformations to the quantized IR MODEL.xml."""
     from ..api import resolve_config, transform_file  # the LPT stack loads only when a command needs it
 
+    started = time.perf_counter()
+    config = resolve_config(config_spec)  # a bad config or path fails before a large model is read
     check_model(model)
     output = output if output is not None else Path.cwd() / f"{model.stem}_lpt.xml"
     protect = [model, model.with_suffix(".bin")]
-    started = time.perf_counter()
-    config = resolve_config(config_spec)  # a bad config or output path fails before a large model is read
     check_output(output, protect)
     traced: list[Path] = []
     if trace_dir is not None:
@@ -160,6 +160,7 @@ def _summary(model: Path, output: Path, dialect: str, config_name: str, before: 
              graph: Graph, written: int, applied: Counter[str], seconds: float, not_quantized: bool = False) -> None:
     """A few lines on stderr (stdout stays clean for scripts); wrapped only on a terminal."""
     from rich.console import Console
+    from rich.markup import escape  # paths and config names are user text, not markup
 
     from ..reports.compression import weight_compressed_layers
 
@@ -167,8 +168,9 @@ def _summary(model: Path, output: Path, dialect: str, config_name: str, before: 
     console.soft_wrap = not console.is_terminal
     low = sum(1 for node in graph if node.type not in ("Constant", "Parameter", "Result", "Convert")
               and any(slot.source.element_type.name in ("u8", "i8") for slot in node.inputs))
-    console.print(f"[bold]{model}[/] -> [bold]{output}[/] ({dialect} dialect, {seconds:.2f} s)")
-    console.print(f"  config: {config_name}")
+    console.print(f"[bold]{escape(str(model))}[/] -> [bold]{escape(str(output))}[/] "
+                  f"({dialect} dialect, {seconds:.2f} s)")
+    console.print(f"  config: {escape(config_name)}")
     console.print(f"  layers: {sum(before.values())} in {model.name}, {written} in {output.name}; "
                   f"{low} run on u8/i8 inputs after LPT", markup=False)
     if applied:

@@ -13,13 +13,26 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+import math
+import re
+
 import numpy as np
 
+from ..errors import IRReadError, clip
 from .constant import ConstantData
 from .eltypes import ElementType, element_type
 
 Dim = int  # -1 is a dynamic dimension
 Shape = tuple[Dim, ...] | None  # None is a dynamic rank
+
+
+_INT = re.compile(r"[+-]?[0-9]+")  # ASCII digits only: str.isdigit() accepts '²' and '١'
+_BOOL_SPELLINGS = {"true": True, "1": True, "false": False, "0": False}
+MAX_ATTR_INT = 2**62  # far beyond any real size or index, well inside int64 and numpy
+
+
+class AttributeValueError(IRReadError):
+    """A layer attribute (or constant input) lpt needs has a value it cannot use (bad input, exit 2)."""
 
 
 class GraphError(ValueError):
@@ -145,20 +158,69 @@ class Node:
         return self.data.array()
 
     # --- attributes -------------------------------------------------------------------
+    # Attributes are strings from the IR; each accessor validates what it parses, so a bad
+    # value is one clear error naming the file, layer and attribute (never a bare ValueError).
     def attr(self, key: str, default: str | None = None) -> str | None:
         return self.attrs.get(key, default)
 
     def attr_int(self, key: str, default: int | None = None) -> int | None:
         raw = self.attrs.get(key)
-        return default if raw is None or raw == "" else int(raw)
+        return default if raw is None else self._parse_int(key, raw, raw)
 
     def attr_ints(self, key: str) -> list[int]:
         raw = self.attrs.get(key, "")
-        return [int(v) for v in raw.replace(" ", "").split(",") if v != ""]
+        items = [v.strip() for v in raw.split(",")]
+        if items == [""]:
+            return []
+        if "" in items:
+            raise self.attr_error(key, raw, "expected comma-separated integers")
+        return [self._parse_int(key, raw, item) for item in items]
 
     def attr_bool(self, key: str, default: bool = False) -> bool:
         raw = self.attrs.get(key)
-        return default if raw is None else raw.strip().lower() in ("true", "1")
+        if raw is None:
+            return default
+        value = raw.strip().lower()
+        if value not in _BOOL_SPELLINGS:
+            raise self.attr_error(key, raw, "expected true or false")
+        return _BOOL_SPELLINGS[value]
+
+    def attr_float(self, key: str, default: float | None = None) -> float | None:
+        raw = self.attrs.get(key)
+        if raw is None:
+            return default
+        try:
+            value = float(raw)
+        except ValueError:
+            raise self.attr_error(key, raw, "expected a number") from None
+        if math.isnan(value):
+            raise self.attr_error(key, raw, "expected a number, not NaN")
+        return value
+
+    def _parse_int(self, key: str, raw: str, item: str) -> int:
+        text = item.strip()
+        if not _INT.fullmatch(text):
+            raise self.attr_error(key, raw, "expected an integer")
+        value = int(text)
+        if abs(value) > MAX_ATTR_INT:
+            raise self.attr_error(key, raw, "integer out of range")
+        return value
+
+    def attr_error(self, key: str, raw: str, expected: str) -> AttributeValueError:
+        """The one-line error for a bad attribute value of this layer."""
+        return self.error(f"attribute {key}={clip(raw)!r}: {expected}")
+
+    def axis(self, value: int, rank: int, what: str = "axis") -> int:
+        """`value` as an axis of a rank-`rank` tensor (negative counts from the end); an axis
+        outside the rank is bad input, not an IndexError later."""
+        if not -rank <= value < rank:
+            raise self.error(f"{what} {value} is outside the rank {rank}")
+        return value + rank if value < 0 else value
+
+    def error(self, problem: str) -> AttributeValueError:
+        """A bad-input error naming the file and this layer (e.g. an axis outside the rank)."""
+        source = f"{self.graph.source}: " if self.graph.source else ""
+        return AttributeValueError(f"{source}layer {self.id} '{clip(self.name)}' ({self.type}): {problem}")
 
     # --- mutation ---------------------------------------------------------------------
     def set_input(self, index: int, source: Output) -> None:
@@ -183,6 +245,7 @@ class Graph:
 
     def __init__(self, name: str = "model") -> None:
         self.name = name
+        self.source: str | None = None  # the file it was read from, for error messages
         self.nodes: dict[int, Node] = {}
         self.parameters: list[Node] = []
         self.results: list[Node] = []

@@ -9,13 +9,18 @@ bodies, port maps, unknown layer attributes) is kept as opaque XML for the write
 """
 from __future__ import annotations
 
+import os
+import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from lxml import etree
 
-from ..errors import IRReadError
+from ..errors import IRReadError, clip
+from .arity import describe, expected_arity
+from .consistency import shape_problem
 from .constant import Blob, ConstantData
 from .eltypes import ElementType, UnknownElementType, element_type
 from .graph import Graph, GraphError, Node, Shape
@@ -24,6 +29,27 @@ SUPPORTED_VERSIONS = ("10", "11")
 FROM_IR_TYPE = {"Const": "Constant", "ReLU": "Relu", "PReLU": "PRelu", "SoftMax": "Softmax"}
 _LAYER_KEYS = ("id", "name", "type", "version")
 _KNOWN_CHILDREN = ("data", "rt_info", "input", "output")
+_UINT = re.compile(r"[0-9]+")  # ASCII only: str.isdigit() and int() accept '²', '١', '1_0'
+MAX_DIM = 2**40  # a dimension beyond any real tensor; keeps element counts inside int64
+MAX_ELEMENTS = 2**62
+
+
+def regular_file_problem(path: Path) -> str | None:
+    """Why `path` cannot be read as a file (None when it is a regular file).
+
+    Checked before opening: a FIFO or a device would block or stream forever."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return "does not exist"
+    except OSError as exc:
+        return f"cannot be read: {exc.strerror or exc}"
+    if stat.S_ISREG(mode):
+        return None
+    kinds = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+             (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+    kind = next((name for test, name in kinds if test(mode)), "not a regular file")
+    return f"is {kind}, not a regular file"
 
 
 @dataclass
@@ -57,8 +83,9 @@ class _Context:
 
     def blob(self, what: str) -> Blob:
         if self._blob is None:
-            if not self.bin_path.is_file():
-                raise self.fail(f"{what}: needs weights from {self.bin_path.name}, which does not exist")
+            problem = regular_file_problem(self.bin_path)
+            if problem is not None:
+                raise self.fail(f"{what}: needs weights from {self.bin_path.name}, which {problem}")
             try:
                 self._blob = Blob(self.bin_path)
             except OSError as exc:
@@ -71,11 +98,16 @@ def read_ir(xml_path: str | Path) -> Graph:
     ctx = _Context(Path(xml_path))
     root = _parse_xml(ctx)
     graph = Graph(root.get("name") or ctx.xml_path.stem)
+    graph.source = str(ctx.xml_path)
     layers = _read_layers(ctx, root, graph)
     _wire_edges(ctx, root, layers)
     for layer in layers.values():
         for port, source in zip(layer.inputs, layer.fed):
             layer.node.add_input(source).xml_rt_info = port.rt_info
+    for lid, layer in layers.items():
+        problem = shape_problem(layer.node)
+        if problem is not None:
+            raise ctx.fail(f"layer {clip(lid)} '{clip(layer.node.name)}' ({layer.node.type}): {problem}")
     try:
         order = graph.topological_order()
     except GraphError as exc:
@@ -91,12 +123,15 @@ def read_ir(xml_path: str | Path) -> Graph:
 def _parse_xml(ctx: _Context) -> Any:
     parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False,
                              remove_blank_text=True, remove_comments=True, remove_pis=True)
+    problem = regular_file_problem(ctx.xml_path)
+    if problem is not None:
+        raise ctx.fail(problem)
     try:
         tree = etree.parse(str(ctx.xml_path), parser)
     except OSError as exc:
-        raise ctx.fail(f"cannot read the file: {exc}") from None
+        raise ctx.fail(f"cannot read the file: {clip(exc, 200)}") from None
     except etree.XMLSyntaxError as exc:
-        raise ctx.fail(f"malformed XML: {exc}") from None
+        raise ctx.fail(f"malformed XML: {clip(exc, 200)}") from None
     if tree.docinfo.doctype or tree.docinfo.internalDTD is not None:
         raise ctx.fail("has a DOCTYPE (entity declarations are not allowed in an IR)")
     root = tree.getroot()
@@ -104,7 +139,7 @@ def _parse_xml(ctx: _Context) -> Any:
         raise ctx.fail(f"not an OpenVINO IR: the root element is <{root.tag}>, expected <net>")
     version = root.get("version")
     if version not in SUPPORTED_VERSIONS:
-        raise ctx.fail(f"unsupported IR version {version!r} (lpt reads versions 10 and 11)")
+        raise ctx.fail(f"unsupported IR version {clip(version)!r} (lpt reads versions 10 and 11)")
     if root.find("layers") is None:
         raise ctx.fail("not an OpenVINO IR: <net> has no <layers>")
     return root
@@ -117,15 +152,15 @@ def _read_layers(ctx: _Context, root: Any, graph: Graph) -> dict[str, _Layer]:
             raise ctx.fail(f"unexpected <{element.tag}> in <layers>")
         raw_id = element.get("id")
         if raw_id in layers:
-            raise ctx.fail(f"duplicate layer id {raw_id} ('{element.get('name', '')}')")
+            raise ctx.fail(f"duplicate layer id {clip(raw_id)} ('{clip(element.get('name', ''))}')")
         layers[raw_id] = _read_layer(ctx, element, graph)
     return layers
 
 
 def _read_layer(ctx: _Context, element: Any, graph: Graph) -> _Layer:
     raw_id, name = element.get("id"), element.get("name", "")
-    what = f"layer {raw_id} '{name}'"
-    if raw_id is None or not raw_id.isdigit():
+    what = f"layer {clip(raw_id)} '{clip(name)}'"
+    if raw_id is None or not _UINT.fullmatch(raw_id) or int(raw_id) > MAX_ELEMENTS:
         raise ctx.fail(f"{what}: the layer id must be a non-negative integer")
     if element.get("type") is None:
         raise ctx.fail(f"{what}: no type")
@@ -139,6 +174,7 @@ def _read_layer(ctx: _Context, element: Any, graph: Graph) -> _Layer:
     node.xml_extra = [child for child in element if child.tag not in _KNOWN_CHILDREN]
     layer = _Layer(node, _ports(ctx, element.find("input"), what), _ports(ctx, element.find("output"), what))
     layer.fed = [None] * len(layer.inputs)
+    _check_arity(ctx, node, len(layer.inputs), len(layer.outputs), what)
     for port in layer.outputs:
         out = node.add_output(_output_type(ctx, node, port, what), _shape(ctx, port.dims, what))
         out.names, out.xml_rt_info = port.names, port.rt_info
@@ -147,6 +183,18 @@ def _read_layer(ctx: _Context, element: Any, graph: Graph) -> _Layer:
     for extra in node.xml_extra:
         _check_body_constants(ctx, extra, what)
     return layer
+
+
+def _check_arity(ctx: _Context, node: Node, inputs: int, outputs: int, what: str) -> None:
+    arity = expected_arity(node.type, node.version)
+    if arity is None:
+        return
+    in_min, in_max, out_min, out_max = arity
+    spec = f"{node.type}-{node.version.removeprefix('opset')}"
+    if not in_min <= inputs <= (inputs if in_max is None else in_max):
+        raise ctx.fail(f"{what}: {spec} takes {describe(in_min, in_max, 'input')}, the layer has {inputs}")
+    if not out_min <= outputs <= (outputs if out_max is None else out_max):
+        raise ctx.fail(f"{what}: {spec} has {describe(out_min, out_max, 'output')}, the layer has {outputs}")
 
 
 def _ports(ctx: _Context, parent: Any, what: str) -> list[_Port]:
@@ -171,24 +219,37 @@ def _output_type(ctx: _Context, node: Node, port: _Port, what: str) -> ElementTy
     try:
         return element_type(spelled)
     except UnknownElementType:
-        raise ctx.fail(f"{what}: unknown element type {spelled!r}") from None
+        raise ctx.fail(f"{what}: unknown element type {clip(spelled)!r}") from None
 
 
 def _dim(text: str) -> int:
     text = text.strip()
-    if text in ("?", "-1") or ".." in text:
+    if text in ("?", "-1"):
         return -1
-    value = int(text)
-    if value < 0:
+    if ".." in text:  # an interval: both ends, when given, are dimensions
+        if not all(_UINT.fullmatch(end) for end in text.split("..", 1) if end):
+            raise ValueError(text)
+        return -1
+    if not _UINT.fullmatch(text) or int(text) > MAX_DIM:
         raise ValueError(text)
-    return value
+    return int(text)
 
 
 def _shape(ctx: _Context, dims: list[str] | None, what: str) -> Shape:
     try:
-        return tuple(_dim(d) for d in dims or ())
-    except ValueError:
-        raise ctx.fail(f"{what}: bad dimension in {dims}") from None
+        shape = tuple(_dim(d) for d in dims or ())
+    except ValueError as exc:
+        raise ctx.fail(f"{what}: bad dimension {clip(exc)!r} (a dimension is 0..2^40, ?, -1 or a..b)") from None
+    _check_count(ctx, shape, what)
+    return shape
+
+
+def _check_count(ctx: _Context, dims: tuple[int, ...], what: str) -> None:
+    count = 1
+    for d in dims:
+        count *= max(d, 1)
+    if count > MAX_ELEMENTS:
+        raise ctx.fail(f"{what}: shape {clip(list(dims))} has too many elements")
 
 
 def _constant(ctx: _Context, node: Node, what: str) -> ConstantData:
@@ -198,14 +259,18 @@ def _constant(ctx: _Context, node: Node, what: str) -> ConstantData:
     if missing:
         raise ctx.fail(f"{what}: Const <data> lacks {', '.join(missing)}")
     etype = node.outputs[0].element_type
-    shape = [d.strip() for d in node.attrs["shape"].split(",") if d.strip()]
-    try:
-        dims = [int(d) for d in shape]
-        offset, size = int(node.attrs["offset"]), int(node.attrs["size"])
-    except ValueError:
-        raise ctx.fail(f"{what}: Const shape/offset/size must be integers") from None
-    if any(d < 0 for d in dims) or offset < 0 or size < 0:
-        raise ctx.fail(f"{what}: Const shape/offset/size must not be negative")
+    shape = [d.strip() for d in node.attrs["shape"].split(",")]
+    if shape == [""]:
+        shape = []
+    numbers = [*shape, node.attrs["offset"].strip(), node.attrs["size"].strip()]
+    if not all(_UINT.fullmatch(n) and int(n) <= MAX_ELEMENTS for n in numbers):
+        raise ctx.fail(f"{what}: Const shape {clip(node.attrs['shape'])!r}, offset {clip(node.attrs['offset'])!r} "
+                       f"and size {clip(node.attrs['size'])!r} must be non-negative integers")
+    dims = [int(d) for d in shape]
+    if any(d > MAX_DIM for d in dims):
+        raise ctx.fail(f"{what}: Const shape {clip(dims)} has a dimension above 2^40")
+    _check_count(ctx, tuple(dims), what)
+    offset, size = int(node.attrs["offset"]), int(node.attrs["size"])
     data = ConstantData(etype, dims, offset=offset, size=size)
     if size != etype.nbytes(data.count):
         raise ctx.fail(f"{what}: Const size {size} does not match shape {dims} of {etype} "
@@ -229,11 +294,11 @@ def _check_body_constants(ctx: _Context, extra: Any, what: str) -> None:
         if layer.get("type") != "Const":
             continue
         data = layer.find("data")
-        inner = f"{what}: body layer {layer.get('id')} '{layer.get('name', '')}'"
-        try:
-            offset, size = int(data.get("offset")), int(data.get("size"))
-        except (AttributeError, TypeError, ValueError):
-            raise ctx.fail(f"{inner}: Const <data> needs integer offset and size") from None
+        inner = f"{what}: body layer {clip(layer.get('id'))} '{clip(layer.get('name', ''))}'"
+        raw = [data.get(k) for k in ("offset", "size")] if data is not None else [None, None]
+        if not all(r is not None and _UINT.fullmatch(r.strip()) and int(r) <= MAX_ELEMENTS for r in raw):
+            raise ctx.fail(f"{inner}: Const <data> needs integer offset and size")
+        offset, size = int(raw[0]), int(raw[1])
         _checked_blob(ctx, inner, offset, size)
 
 
@@ -244,24 +309,36 @@ def _wire_edges(ctx: _Context, root: Any, layers: dict[str, _Layer]) -> None:
     edges = root.find("edges")
     for edge in (edges if edges is not None else ()):
         src, sport, dst, dport = (edge.get(k) for k in ("from-layer", "from-port", "to-layer", "to-port"))
-        what = f"edge {src}:{sport} -> {dst}:{dport}"
+        what = f"edge {clip(src)}:{clip(sport)} -> {clip(dst)}:{clip(dport)}"
         for lid in (src, dst):
             if lid not in layers:
-                raise ctx.fail(f"{what}: no layer with id {lid}")
+                raise ctx.fail(f"{what}: no layer with id {clip(lid)}")
         if sport not in out_index[src]:
-            raise ctx.fail(f"{what}: layer {src} '{layers[src].node.name}' has no output port {sport}")
+            raise ctx.fail(f"{what}: layer {clip(src)} '{clip(layers[src].node.name)}' has no output port {clip(sport)}")
         if dport not in in_index[dst]:
-            raise ctx.fail(f"{what}: layer {dst} '{layers[dst].node.name}' has no input port {dport}")
+            raise ctx.fail(f"{what}: layer {clip(dst)} '{clip(layers[dst].node.name)}' has no input port {clip(dport)}")
         target = layers[dst]
         slot = in_index[dst][dport]
         if target.fed[slot] is not None:
-            raise ctx.fail(f"{what}: input port {dport} of layer {dst} '{target.node.name}' is fed twice")
-        target.fed[slot] = layers[src].node.outputs[out_index[src][sport]]
+            raise ctx.fail(f"{what}: input port {dport} of layer {dst} '{clip(target.node.name)}' is fed twice")
+        source = layers[src].node.outputs[out_index[src][sport]]
+        expected = _shape(ctx, target.inputs[slot].dims, f"layer {clip(dst)} '{clip(target.node.name)}'")
+        if not _compatible(source.shape, expected):
+            raise ctx.fail(f"{what}: layer {clip(src)} '{clip(layers[src].node.name)}' produces shape "
+                           f"{clip(list(source.shape or ()))}, the input port says {clip(list(expected or ()))}")
+        target.fed[slot] = source
     for lid, layer in layers.items():
         for slot, source in enumerate(layer.fed):
             if source is None:
-                raise ctx.fail(f"layer {lid} '{layer.node.name}': input port {layer.inputs[slot].pid} "
+                raise ctx.fail(f"layer {clip(lid)} '{clip(layer.node.name)}': input port {clip(layer.inputs[slot].pid)} "
                                "is not connected")
+
+
+def _compatible(a: Shape, b: Shape) -> bool:
+    """Both ends of an edge describe one value: same rank, and equal where both are static."""
+    if a is None or b is None:
+        return True
+    return len(a) == len(b) and all(x == y or x < 0 or y < 0 for x, y in zip(a, b))
 
 
 def _mark_dynamic_ranks(order: list[Node]) -> None:

@@ -15,8 +15,9 @@ from typing import Any
 
 import yaml
 
-from ..errors import LptError
-from ..ir.eltypes import ElementType, UnknownElementType, element_type, f32, i8, u8
+from ..errors import LptError, clip
+from ..ir.eltypes import LOW_PRECISION, ElementType, UnknownElementType, element_type, f16, f32, i8, u8
+from ..ir.reader import regular_file_problem
 from . import PROFILE_NAMES, registry
 
 PROFILES_DIR = Path(__file__).with_name("profiles")
@@ -39,7 +40,13 @@ KNOWN_OPS = frozenset({
 
 # Params with a meaning in lpt itself (others pass through to tests as written), and why:
 #   skip_bias_add      AddTransformation leaves Adds marked as a bias alone (CPU plugin callback)
-BOOL_PARAMS = frozenset({"skip_bias_add"})
+BOOL_PARAMS = frozenset({"skip_bias_add", "reshape_ignore_per_tensor_quantization_check"})
+
+# Bounds that keep a hostile or broken file from costing minutes and gigabytes: a real config
+# is a few kB and a few levels deep.
+MAX_CONFIG_BYTES = 1 << 20
+MAX_CONFIG_DEPTH = 16
+DEQ_PRECISIONS = (f32, f16)  # FORMAT.md: dequantization math runs in f32 or f16
 
 
 class ConfigError(LptError):
@@ -99,20 +106,20 @@ def config_from_dict(d: Any, *, name: str = "config") -> Config:
     unknown = sorted(set(map(str, d)) - _TOP_KEYS)
     if unknown:
         hint = _did_you_mean(unknown[0], _TOP_KEYS) or f" (expected one of {', '.join(sorted(_TOP_KEYS))})"
-        raise ConfigError(f"{name}: {unknown[0]}: unknown key{hint}")
+        raise ConfigError(f"{name}: {clip(unknown[0])}: unknown key{hint}")
     restrictions = _restrictions(d.get("restrictions"), name)
     only, disable = _transformations(d.get("transformations"), name)
     params = d.get("params") or {}
     _check_mapping(params, name, "params")
     for key in params:
         if not isinstance(key, str):
-            raise ConfigError(f"{name}: params.{key}: parameter names must be strings")
+            raise ConfigError(f"{name}: params.{clip(key)}: parameter names must be strings")
         if key in BOOL_PARAMS and not isinstance(params[key], bool):
-            raise ConfigError(f"{name}: params.{key}: expected true or false, got {params[key]!r}")
+            raise ConfigError(f"{name}: params.{key}: expected true or false, got {clip(repr(params[key]))}")
     return Config(
         name=name,
         update_precisions=_bool(d, "update_precisions", True, name),
-        deq_precision=_type(d.get("deq_precision", "f32"), name, "deq_precision"),
+        deq_precision=_type(d.get("deq_precision", "f32"), name, "deq_precision", DEQ_PRECISIONS),
         default_precisions=_types(d.get("default_precisions", ["u8", "i8"]), name, "default_precisions"),
         asymmetric_quantization=_bool(d, "asymmetric_quantization", True, name),
         asymmetric_weights=_bool(d, "asymmetric_weights", True, name),
@@ -131,15 +138,59 @@ def load_config(spec: str) -> Config:
         return resolve_profile(spec)
     path = Path(spec)
     if path.is_dir():
-        raise ConfigError(f"{spec}: is a folder, expected a YAML config file or a built-in profile "
+        raise ConfigError(f"{clip(spec)}: is a folder, expected a YAML config file or a built-in profile "
                           f"({', '.join(PROFILE_NAMES)})")
-    if not path.is_file():
-        raise ConfigError(f"{spec}: no such config file (built-in profiles: {', '.join(PROFILE_NAMES)})")
+    problem = regular_file_problem(path)
+    if problem == "does not exist":
+        raise ConfigError(f"{clip(spec)}: no such config file (built-in profiles: {', '.join(PROFILE_NAMES)})")
+    if problem is not None:
+        raise ConfigError(f"{clip(spec)}: the config {problem}")
     try:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
-        raise ConfigError(f"{spec}: cannot read config: {err}") from err
-    return config_from_dict(doc, name=str(spec))
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_CONFIG_BYTES + 1)
+        text = raw.decode("utf-8")
+    except OSError as err:
+        raise ConfigError(f"{clip(spec)}: cannot read config: {err.strerror or clip(err)}") from None
+    except UnicodeDecodeError as err:
+        raise ConfigError(f"{clip(spec)}: not UTF-8 text (byte {err.start})") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{clip(spec)}: larger than {MAX_CONFIG_BYTES >> 20} MiB; a config is a few kB")
+    return config_from_dict(parse_yaml(text, clip(spec)), name=str(spec))
+
+
+def parse_yaml(text: str, name: str) -> Any:
+    """safe_load, after an event scan that bounds nesting and refuses aliases (no recursion,
+    no exponential expansion); any YAML error becomes one line with its line number."""
+    try:
+        depth = 0
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, yaml.AliasEvent):
+                raise ConfigError(f"{name}: line {event.start_mark.line + 1}: YAML aliases (*name) "
+                                  "are not allowed in a config")
+            tag = getattr(event, "tag", None)
+            if tag is not None and tag != "!":  # the parser reports only explicit tags
+                raise ConfigError(f"{name}: line {event.start_mark.line + 1}: YAML tags ({clip(tag.replace('tag:yaml.org,2002:', '!!'), 40)}) "
+                                  "are not allowed in a config")
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > MAX_CONFIG_DEPTH:
+                    raise ConfigError(f"{name}: line {event.start_mark.line + 1}: nested deeper than "
+                                      f"{MAX_CONFIG_DEPTH} levels")
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+        return yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        raise ConfigError(f"{name}: {_yaml_problem(err)}") from None
+    except ValueError as err:  # a plain scalar that resolves to a type and fails to build (2021-02-30)
+        raise ConfigError(f"{name}: not valid YAML ({clip(err)})") from None
+
+
+def _yaml_problem(err: yaml.YAMLError) -> str:
+    """`line N: not valid YAML (problem)` on one line, whatever the parser's message."""
+    mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
+    where = f"line {mark.line + 1}: " if mark is not None else ""
+    problem = getattr(err, "problem", None) or getattr(err, "context", None) or str(err)
+    return f"{where}not valid YAML ({clip(problem)})"
 
 
 def resolve_profile(name: str, cpuinfo: str | None = None) -> Config:
@@ -211,22 +262,31 @@ def _check_mapping(value: Any, name: str, key: str) -> None:
 def _bool(d: Mapping, key: str, default: bool, name: str) -> bool:
     value = d.get(key, default)
     if not isinstance(value, bool):
-        raise ConfigError(f"{name}: {key}: expected true or false, got {value!r}")
+        raise ConfigError(f"{name}: {key}: expected true or false, got {clip(repr(value))}")
     return value
 
 
-def _type(value: Any, name: str, key: str) -> ElementType:
+# Activation and weight precisions LPT quantizes to (restrictions, default_precisions).
+QUANTIZED_PRECISIONS = tuple(sorted(LOW_PRECISION, key=lambda t: (t.bits, t.name)))
+
+
+def _type(value: Any, name: str, key: str,
+          allowed: tuple[ElementType, ...] = QUANTIZED_PRECISIONS) -> ElementType:
     if not isinstance(value, str):
-        raise ConfigError(f"{name}: {key}: expected an element type name, got {value!r}")
+        raise ConfigError(f"{name}: {key}: expected an element type name, got {clip(repr(value))}")
     try:
-        return element_type(value)
-    except UnknownElementType as err:
-        raise ConfigError(f"{name}: {key}: {err}") from err
+        etype = element_type(value)
+    except UnknownElementType:
+        etype = None
+    if etype not in allowed:
+        raise ConfigError(f"{name}: {key}: {clip(repr(value))} is not allowed here "
+                          f"(expected one of {', '.join(t.name for t in allowed)})")
+    return etype
 
 
 def _types(value: Any, name: str, key: str) -> tuple[ElementType, ...]:
     if not isinstance(value, list):
-        raise ConfigError(f"{name}: {key}: expected a list of element types, got {value!r}")
+        raise ConfigError(f"{name}: {key}: expected a list of element types, got {clip(repr(value))}")
     return tuple(_type(v, name, f"{key}[{i}]") for i, v in enumerate(value))
 
 
@@ -240,18 +300,18 @@ def _op_entries(value: Any, name: str, key: str) -> list[Mapping]:
         _check_mapping(entry, name, where)
         extra = sorted(set(map(str, entry)) - {"op", "ports"})
         if extra:
-            raise ConfigError(f"{name}: {where}.{extra[0]}: unknown key (expected op, ports)")
+            raise ConfigError(f"{name}: {where}.{clip(extra[0])}: unknown key (expected op, ports)")
         if not isinstance(entry.get("op"), str) or not entry["op"]:
             raise ConfigError(f"{name}: {where}.op: expected an operation type name")
         if entry["op"] not in KNOWN_OPS:
-            raise ConfigError(f"{name}: {where}.op: unknown operation type {entry['op']!r}"
+            raise ConfigError(f"{name}: {where}.op: unknown operation type {clip(repr(entry['op']))}"
                               f"{_did_you_mean(entry['op'], KNOWN_OPS)}")
     return value
 
 
 def _port(value: Any, name: str, key: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ConfigError(f"{name}: {key}: expected a port number (integer >= 0), got {value!r}")
+        raise ConfigError(f"{name}: {key}: expected a port number (integer >= 0), got {clip(repr(value))}")
     return value
 
 
@@ -261,14 +321,14 @@ def _restrictions(value: Any, name: str) -> tuple[tuple[PrecisionRestriction, ..
     _check_mapping(value, name, "restrictions")
     extra = sorted(set(map(str, value)) - {"precisions", "per_tensor"})
     if extra:
-        raise ConfigError(f"{name}: restrictions.{extra[0]}: unknown key (expected precisions, per_tensor)")
+        raise ConfigError(f"{name}: restrictions.{clip(extra[0])}: unknown key (expected precisions, per_tensor)")
     precisions = []
     for i, entry in enumerate(_op_entries(value.get("precisions"), name, "restrictions.precisions")):
         where = f"restrictions.precisions[{i}].ports"
         ports = entry.get("ports")
         if not isinstance(ports, Mapping):
             raise ConfigError(f"{name}: {where}: expected a mapping of port -> list of types")
-        parsed = {_port(p, name, f"{where}.{p}"): _types(t, name, f"{where}.{p}") for p, t in ports.items()}
+        parsed = {_port(p, name, f"{where}.{clip(p)}"): _types(t, name, f"{where}.{p}") for p, t in ports.items()}
         precisions.append(PrecisionRestriction(entry["op"], MappingProxyType(parsed)))
     per_tensor = []
     for i, entry in enumerate(_op_entries(value.get("per_tensor"), name, "restrictions.per_tensor")):
@@ -282,11 +342,11 @@ def _restrictions(value: Any, name: str) -> tuple[tuple[PrecisionRestriction, ..
 
 def _names(value: Any, name: str, key: str) -> tuple[str, ...]:
     if not isinstance(value, list):
-        raise ConfigError(f"{name}: {key}: expected a list of transformation names, got {value!r}")
+        raise ConfigError(f"{name}: {key}: expected a list of transformation names, got {clip(repr(value))}")
     for i, item in enumerate(value):
-        if item not in registry.KNOWN_NAMES:
-            raise ConfigError(f"{name}: {key}[{i}]: unknown transformation {item!r}"
-                              f"{_did_you_mean(str(item), registry.KNOWN_NAMES)}")
+        if not isinstance(item, str) or item not in registry.KNOWN_NAMES:
+            hint = _did_you_mean(item, registry.KNOWN_NAMES) if isinstance(item, str) else ""
+            raise ConfigError(f"{name}: {key}[{i}]: unknown transformation {clip(repr(item))}{hint}")
     return tuple(value)
 
 
@@ -296,7 +356,7 @@ def _transformations(value: Any, name: str) -> tuple[tuple[str, ...] | None, tup
     _check_mapping(value, name, "transformations")
     extra = sorted(set(map(str, value)) - {"only", "disable"})
     if extra:
-        raise ConfigError(f"{name}: transformations.{extra[0]}: unknown key (expected only, disable)")
+        raise ConfigError(f"{name}: transformations.{clip(extra[0])}: unknown key (expected only, disable)")
     only = value.get("only")
     only_names = None if only is None else _names(only, name, "transformations.only")
     disable = value.get("disable")

@@ -92,6 +92,8 @@ def calculate_levels(min_: float, max_: float, combined_low: float, combined_hig
     deq_sub = round_half_away(float(f(-q_sub * q_mul)))
     updated_low = f((low - q_sub) * q_mul)
     updated_high = f((high - q_sub) * q_mul)
+    if not (np.isfinite(updated_low) and np.isfinite(updated_high)):  # a denormal-wide interval:
+        return LevelsUpdate(0, float(deq_mul), 0.0, float(updated_low), float(updated_high))  # no levels
     levels = int(abs(round_half_away(float(updated_high)) - round_half_away(float(updated_low)))) + 1
     return LevelsUpdate(levels, float(deq_mul), deq_sub, float(updated_low), float(updated_high))
 
@@ -144,7 +146,9 @@ def decompose_fake_quantize(fq: Node, precision: ElementType, min_: float, max_:
     graph = fq.graph
     out_low = fq.input_node(3)
     low = np.asarray(out_low.value, dtype=np.float32)
-    high = np.broadcast_to(np.asarray(fq.input_node(4).value, dtype=np.float32), low.shape)
+    high = np.asarray(fq.input_node(4).value, dtype=np.float32)
+    common = np.broadcast_shapes(low.shape, high.shape)  # e.g. a scalar low and a [1] high
+    low, high = np.broadcast_to(low, common), np.broadcast_to(high, common)
     scale, shift, new_low, new_high = (v.reshape(low.shape) for v in _dequantization_values(
         low.reshape(-1), np.ascontiguousarray(high).reshape(-1), precision, min_, max_))
     if not update_precision and np.all(scale == 1) and np.all(shift == 0):

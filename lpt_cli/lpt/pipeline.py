@@ -14,7 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..errors import LptError, PassError
+import numpy as np
+
+from ..errors import IRReadError, LptError, PassError, clip
 from ..ir import Graph, Node
 from . import registry
 from .ordering import ordered_ops
@@ -41,6 +43,59 @@ class PipelineResult:
 def run_pipeline(graph: Graph, config: Config, *, progress: Progress | None = None,
                  on_step: StepHook | None = None) -> PipelineResult:
     """Transforms `graph` in place under `config`; `on_step` may inspect (not change) the graph."""
+    _check_fake_quantize_intervals(graph)
+    # Float math overflows to inf silently, as in OpenVINO's C++: no RuntimeWarning on stderr.
+    with np.errstate(all="ignore"):
+        return _run_pipeline(graph, config, progress, on_step)
+
+
+# A FakeQuantize bound beyond this is no real activation range, and the products of scales the
+# plugin fuses from it overflow float32 (the CPU plugin then refuses the model).
+MAX_INTERVAL = 2.0**64
+
+
+def _check_fake_quantize_intervals(graph: Graph) -> None:
+    """A NaN, infinite, absurdly large or denormal-wide FakeQuantize interval has no usable
+    quantization: refuse it."""
+    for node in graph:
+        if node.type != "FakeQuantize":
+            continue
+        bounds: dict[int, np.ndarray] = {}
+        for index, role in enumerate(("input_low", "input_high", "output_low", "output_high"), start=1):
+            source = node.input_node(index)
+            if not (source.is_constant and source.data is not None and source.data.element_type.is_real
+                    and source.data.element_type.dtype is not None):
+                continue
+            values = bounds[index] = source.value.astype(np.float64)
+            if not np.isfinite(values).all():
+                problem = "holds NaN or infinity"
+            elif (np.abs(values) > MAX_INTERVAL).any():
+                problem = "holds a value beyond +-2^64"
+            else:
+                continue
+            raise IRReadError(f"{graph.source or graph.name}: layer {source.id} '{clip(source.name)}': "
+                              f"the {role} of FakeQuantize '{clip(node.name)}' {problem}")
+        if 1 in bounds and 2 in bounds and _broadcastable(bounds[1], bounds[2]):
+            # (A denormal *output* interval is legal: LPT replaces its scale, see the reference cases.)
+            width = np.abs(bounds[2] - bounds[1])
+            if ((width > 0) & (width < _TINY)).any():
+                raise node.error("input interval narrower than the smallest normal float32 and not empty: "
+                                 "the quantization scale overflows")
+
+
+_TINY = float(np.finfo(np.float32).tiny)
+
+
+def _broadcastable(a: np.ndarray, b: np.ndarray) -> bool:
+    try:
+        np.broadcast_shapes(a.shape, b.shape)
+    except ValueError:
+        return False
+    return True
+
+
+def _run_pipeline(graph: Graph, config: Config, progress: Progress | None,
+                  on_step: StepHook | None) -> PipelineResult:
     from .markup import run_markup  # markup imports attributes; keep import cost off `lpt --help`
     from .folding import fold_constant_subgraphs
 

@@ -147,8 +147,9 @@ def _precision_for(levels: int, signed: bool) -> ElementType | None:
 def get_precision_details(levels: int, output_low: Sequence[float], output_high: Sequence[float]) -> PrecisionDetails:
     """LayerTransformation::getPrecisionDetails with OpenVINO's hard-coded thresholds."""
     # OpenVINO computes in float32; the thresholds are sensitive to it.
-    low = np.asarray(output_low, dtype=np.float32).reshape(-1)
-    high = np.broadcast_to(np.asarray(output_high, dtype=np.float32).reshape(-1), low.shape)
+    # broadcast before flattening: a per-tensor low may go with a per-channel high
+    low, high = (np.ascontiguousarray(v).reshape(-1) for v in np.broadcast_arrays(
+        np.asarray(output_low, dtype=np.float32), np.asarray(output_high, dtype=np.float32)))
     side_ratio = np.float32(-np.float32(levels) / (np.float32(levels) - np.float32(2)))
     signed = unsigned = True
     has_negative = has_zp = any_normal = False

@@ -23,7 +23,7 @@ def reduced_axes(node: Node) -> tuple[int, ...]:
     """The reduction axes, normalized against the input rank."""
     rank = node.input_value(0).rank or 0
     axes = node.input_node(1).value.reshape(-1).astype(np.int64).tolist()
-    return tuple(sorted({a + rank if a < 0 else a for a in axes}))
+    return tuple(sorted({node.axis(a, rank, "reduction axis") for a in axes}))
 
 
 def _owner(dq: Dequantization, part: str) -> Node:

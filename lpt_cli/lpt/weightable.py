@@ -129,8 +129,8 @@ def check_fake_quantize_zero_point(fq: Node, precision: DataPrecision) -> bool:
     """checkZeroPoint(FakeQuantize): the zero point the FQ would need fits the integer range."""
     if not precision.has_zero_point:
         return True
-    lows = np.asarray(fq.input_node(3).value, dtype=np.float32).reshape(-1)
-    highs = np.broadcast_to(np.asarray(fq.input_node(4).value, dtype=np.float32).reshape(-1), lows.shape)
+    lows, highs = (np.ascontiguousarray(v).reshape(-1) for v in np.broadcast_arrays(
+        np.asarray(fq.input_node(3).value, dtype=np.float32), np.asarray(fq.input_node(4).value, dtype=np.float32)))
     mn, mx = np.float32(precision.min), np.float32(precision.max)
     with np.errstate(divide="ignore", invalid="ignore"):
         shifts = np.where(highs != lows, (mn * highs - mx * lows) / (highs - lows), np.float32(0))

@@ -39,7 +39,9 @@ class ClampTransformation(Transformation):
             return self.reject(node, "not_per_tensor", "Clamp needs a scalar-like zero point")
         scale = float(dq.scale.reshape(-1)[0])
         shift = float(dq.shift.reshape(-1)[0]) if dq.subtract is not None else 0.0
-        low, high = float(node.attr("min")), float(node.attr("max"))
+        low, high = node.attr_float("min"), node.attr_float("max")
+        if low is None or high is None:
+            raise node.attr_error("min" if low is None else "max", "", "Clamp needs both min and max")
         if scale < 0:
             low, high = high, low
         out_type = dq.multiply.output().element_type

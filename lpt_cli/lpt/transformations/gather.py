@@ -16,8 +16,7 @@ class GatherTransformation(MoveDequantizationTransformation):
     needs_per_channel = True
 
     def _axis(self, node: Node) -> int:
-        axis = int(node.input_node(2).value.reshape(-1)[0])
-        return axis + (node.input_value(0).rank or 0) if axis < 0 else axis
+        return node.axis(int(node.input_node(2).value.reshape(-1)[0]), node.input_value(0).rank or 0)
 
     def check(self, node: Node, dq: Dequantization) -> Refusal | None:
         parts = constants(dq)

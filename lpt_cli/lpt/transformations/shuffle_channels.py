@@ -28,9 +28,11 @@ class ShuffleChannelsTransformation(MoveDequantizationTransformation):
 
     def rewrite(self, node: Node, dq: Dequantization) -> None:
         rank = node.input_value(0).rank or 0
-        axis = node.attr_int("axis", 1)
-        axis = axis + rank if axis < 0 else axis
+        axis = node.axis(node.attr_int("axis", 1), rank)
         group = node.attr_int("group", 1)
+        channels = node.input_value(0).shape[axis]  # type: ignore[index]
+        if group <= 0 or (channels > 0 and channels % group):
+            raise node.attr_error("group", str(group), f"does not divide the {channels} channels")
         for part, constant in constants(dq):
             owner = dq.subtract if part == "subtract" else dq.multiply
             value = with_leading_ones(constant.value, owner.output().rank or 0)

@@ -56,8 +56,7 @@ class SplitTransformation(Transformation):
         owner = dq.subtract if part == "subtract" else dq.multiply
         value = with_leading_ones(constant.value, owner.output().rank or 0)
         count = len(node.outputs)
-        axis = int(node.input_node(1).value.reshape(-1)[0])
-        axis = axis + (node.input_value(0).rank or 0) if axis < 0 else axis
+        axis = node.axis(int(node.input_node(1).value.reshape(-1)[0]), node.input_value(0).rank or 0)
         if value.size == 1 or value.shape[axis] == 1:
             return [to_scalar_if_possible(value)] * count
         sizes = self.section_sizes(node, value.shape[axis])
