@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import sys
 import traceback
 from collections.abc import Mapping
 from typing import Any
@@ -69,6 +70,10 @@ class LptGroup(click.Group):
                 traceback.print_exc()
             click.echo(f"lpt: error: {exc}", err=True)
             ctx.exit(exc.exit_code)
+        except BrokenPipeError:  # `lpt report ... | head`: the reader has gone, as for any Unix tool
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())  # the interpreter's final flush must not fail again
+            ctx.exit(141)  # 128 + SIGPIPE, what a shell reports for a command killed by the pipe
         except Exception as exc:  # noqa: BLE001 - the one place that catches everything
             if _debug_wanted(ctx):
                 traceback.print_exc()

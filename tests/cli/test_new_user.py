@@ -279,3 +279,18 @@ def test_transform_json_summary_per_layer(resnet: Path) -> None:
 def test_config_that_is_a_folder(resnet: Path) -> None:
     line = one_error_line(run("report", resnet, "--config", resnet.parent))
     assert line.startswith(f"lpt: error: {resnet.parent}: is a folder, expected a YAML config file")
+
+
+def test_output_into_a_closed_pipe_is_not_an_internal_error() -> None:
+    """`lpt report ... | head`: the reader went away; exit 141 (as for SIGPIPE), nothing on stderr."""
+    import subprocess
+    import sys
+
+    model = Path(__file__).resolve().parents[2] / "fixtures" / "models" / "detection.xml"
+    child = subprocess.Popen([sys.executable, "-m", "lpt_cli", "report", str(model), "--format", "csv"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert child.stdout is not None and child.stderr is not None
+    child.stdout.close()  # no reader: the first write fails with EPIPE
+    stderr = child.stderr.read().decode()
+    assert child.wait(timeout=120) == 141
+    assert "internal error" not in stderr and "Traceback" not in stderr
