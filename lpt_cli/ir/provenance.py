@@ -1,9 +1,11 @@
-"""Whether an IR is LPT's output: lpt stamps what it writes, and LPT's lowp form shows itself.
+"""Whether an IR is lpt's output: lpt stamps what it writes.
 
 Running LPT (or a report of it) on a model LPT already transformed gives nonsense ("62
 layers removed"), and a runtime-dialect output looks like any QDQ model, so `lpt transform`
 leaves a mark in the model's rt_info, as NNCF does with its `<nncf>` section:
 `<rt_info><lpt><version value=.../><dialect value=.../><config value=.../></lpt></rt_info>`.
+Only the mark tells: a FakeQuantize with an integer output is also a valid input (OpenVINO's
+own LPT tests quantize weights that way).
 """
 from __future__ import annotations
 
@@ -11,10 +13,7 @@ import copy
 
 from lxml import etree
 
-from .eltypes import element_type
 from .graph import Graph
-
-_INTEGER = frozenset(element_type(n) for n in ("u8", "i8", "u4", "i4"))
 
 
 def stamp(graph: Graph, *, version: str, dialect: str, config: str) -> None:
@@ -35,15 +34,11 @@ def stamp(graph: Graph, *, version: str, dialect: str, config: str) -> None:
 
 
 def transformed_by_lpt(graph: Graph) -> str | None:
-    """How `graph` shows it is LPT's output (None: it does not): lpt's stamp, or a
-    FakeQuantize with an integer output, which only LPT's type-relaxed ops have."""
+    """How `graph` shows it is lpt's output (None: it does not): lpt's stamp."""
     for extra in graph.xml_model_extra:
         mark = extra.find("lpt") if extra.tag == "rt_info" else None
         if mark is not None:
             fields = {child.tag: child.get("value", "") for child in mark}
             return (f"lpt transform wrote it, {fields.get('dialect', '?')} dialect, "
                     f"config {fields.get('config', '?')}")
-    for node in graph:
-        if node.type == "FakeQuantize" and any(out.element_type in _INTEGER for out in node.outputs):
-            return f"FakeQuantize {node.name!r} outputs {node.outputs[0].element_type.name}, as only LPT's output does"
     return None
