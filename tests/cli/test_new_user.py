@@ -294,3 +294,22 @@ def test_output_into_a_closed_pipe_is_not_an_internal_error() -> None:
     stderr = child.stderr.read().decode()
     assert child.wait(timeout=120) == 141
     assert "internal error" not in stderr and "Traceback" not in stderr
+
+
+def test_an_integer_fakequantize_output_is_not_taken_for_lpt_output(tmp_path: Path) -> None:
+    """Only lpt's stamp marks its output: a FakeQuantize declared u8 (as OpenVINO's own LPT test
+    models declare quantized weights and activations) is a valid input."""
+    import shutil
+
+    source = Path(__file__).resolve().parents[2] / "fixtures" / "models" / "resnet.xml"
+    lines = source.read_text().splitlines(keepends=True)
+    fq = next(i for i, line in enumerate(lines) if 'type="FakeQuantize"' in line)
+    out = next(i for i in range(fq, len(lines)) if "<output>" in lines[i])
+    lines[out + 1] = lines[out + 1].replace('precision="FP32"', 'precision="U8"')
+    model = tmp_path / "u8_fq.xml"
+    model.write_text("".join(lines))
+    shutil.copy(source.with_suffix(".bin"), model.with_suffix(".bin"))
+    result = CliRunner().invoke(main, ["transform", str(model), "-o", str(tmp_path / "out.xml"), "-q"])
+    assert result.exit_code == 0, result.stderr
+    again = CliRunner().invoke(main, ["transform", str(tmp_path / "out.xml"), "-o", str(tmp_path / "again.xml")])
+    assert again.exit_code == 2 and "already transformed" in again.stderr
