@@ -7,6 +7,7 @@ import click
 
 from ..errors import LptError
 from ..reports.diff import FORMATS
+from .paths import check_model
 
 EPILOG = """\b
 Examples:
@@ -22,9 +23,9 @@ Exit codes:
 """
 
 
-@click.command("diff", epilog=EPILOG)
-@click.argument("models", nargs=-1, required=True, metavar="A.xml [B.xml]",
-                type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.command("diff", epilog=EPILOG,
+               short_help="Layers that gained or lost low precision between two models or two configs.")
+@click.argument("models", nargs=-1, required=True, metavar="A.xml [B.xml]", type=click.Path(path_type=Path))
 @click.option("--config", "config_specs", multiple=True, metavar="PATH|NAME",
               help="Built-in profile or YAML config; once for both sides, twice for A and B "
                    "(required twice with one model). Default: cpu.")
@@ -34,6 +35,9 @@ def diff(models: tuple[Path, ...], config_specs: tuple[str, ...], fmt: str) -> N
     or changed status, reason or precisions, with the reason on each side."""
     from .. import api
     from ..reports.diff import render_diff
+
+    for model in models:
+        check_model(model)
 
     if len(models) > 2:
         raise LptError(f"diff compares two sides; got {len(models)} models")

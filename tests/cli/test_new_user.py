@@ -36,7 +36,7 @@ def resnet(tmp_path: Path) -> Path:
 
 # --- paths: one style, the right file -------------------------------------------------------
 
-@pytest.mark.parametrize("command", ["transform", "report", "verify", "benchmark"])
+@pytest.mark.parametrize("command", ["transform", "report", "verify", "benchmark", "diff"])
 def test_missing_model_is_one_line_naming_it(tmp_path: Path, command: str) -> None:
     line = one_error_line(run(command, tmp_path / "nope.xml"))
     assert line == f"lpt: error: {tmp_path / 'nope.xml'}: no such file"
