@@ -310,7 +310,10 @@ class Graph:
         """A Constant holding `value` (cast to `etype`; reshaped to `shape` when given)."""
         array = np.asarray(value)
         et = element_type(etype) if etype is not None else None
-        data = ConstantData.from_array(array, et, shape)
+        return self.add_constant_data(ConstantData.from_array(array, et, shape), name=name)
+
+    def add_constant_data(self, data: ConstantData, *, name: str | None = None) -> Node:
+        """A Constant holding `data` as it is (a slice of the input .bin stays one)."""
         node = self.add_node(
             "Constant", outputs=[(data.element_type, data.shape)],
             attrs={"element_type": data.element_type.name, "shape": ",".join(map(str, data.shape))},

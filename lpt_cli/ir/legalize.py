@@ -58,6 +58,7 @@ _ARITHMETIC = frozenset({"Subtract", "Multiply", "Add"})  # an integer constant 
 # on constant weights, follows no such rule).
 _SCALED_KERNELS = frozenset({"Convolution", "GroupConvolution", "ConvolutionBackpropData", "MatMul"})
 _DEQUANTIZATION_MULTIPLY = "/DequantizationMultiply"
+_DATA_SOURCES = frozenset({"Parameter", "ReadValue"})  # what makes a value data rather than weights
 SWAPPED_ADD = "SwappedAdd"  # annotation key of a dequantization Multiply: see SwappedAdd
 
 
@@ -107,11 +108,7 @@ def _unswap_add(g: Graph, multiply: Node) -> None:
     scaled = g.add_node("Multiply", [data, scale.outputs[0]], outputs=[(out.element_type, data.shape)],
                         attrs={"auto_broadcast": "numpy"},
                         name=g.unique_name(f"{data.node.name}{_DEQUANTIZATION_MULTIPLY}"))
-    bias = g.add_node("Constant", outputs=[(original.constant.element_type, original.constant.shape)],
-                      attrs={"element_type": original.constant.element_type.name,
-                             "shape": ",".join(map(str, original.constant.shape))},
-                      name=g.unique_name(f"{multiply.name}/bias"))
-    bias.data = original.constant
+    bias = g.add_constant_data(original.constant, name=g.unique_name(f"{multiply.name}/bias"))
     if bias.outputs[0].element_type != out.element_type:
         bias_out = _convert(g, bias.outputs[0], out.element_type, f"{multiply.name}/bias/to_{out.element_type.name}")
     else:
@@ -141,8 +138,8 @@ def _name_kernels_as_layers(g: Graph) -> None:
     for node in list(g.topological_order()):
         if node.type not in _SCALED_KERNELS or len(node.outputs) != 1:
             continue
-        if node.type == "MatMul" and _on_constants(node.inputs[1].source):
-            continue
+        if node.type == "MatMul" and not g.has_upstream(node.input_node(1), _DATA_SOURCES):
+            continue  # weights: a FullyConnected kernel
         users = node.outputs[0].consumers()
         if len(users) != 1 or users[0].node.name != f"{node.name}{_DEQUANTIZATION_MULTIPLY}":
             continue
@@ -288,19 +285,6 @@ def _hoist_dequantization(g: Graph, node: Node, ctype: ElementType) -> bool:
         g.remove(op)
     for twin, name in moved:
         g.rename(twin, name)  # the dequantization keeps its name where it now sits
-    return True
-
-
-def _on_constants(value: Output) -> bool:
-    """`value` is computed from constants alone (weights, possibly behind a dequantization)."""
-    stack, seen = [value.node], set()
-    while stack:
-        node = stack.pop()
-        if node.type == "Parameter" or (node.type != "Constant" and not node.inputs):
-            return False
-        if node.id not in seen:
-            seen.add(node.id)
-            stack.extend(slot.source.node for slot in node.inputs)
     return True
 
 
