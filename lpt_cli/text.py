@@ -17,6 +17,11 @@ def terminal_width(fallback: int = 160) -> int:
     return shutil.get_terminal_size(fallback=(fallback, 24)).columns
 
 
+def markdown_cell(text: str) -> str:
+    """`text` as one cell of a markdown table: a `|` would end the cell."""
+    return text.replace("|", "\\|")
+
+
 def fit_widths(natural: Sequence[int], width: int, gap: int = 2, fixed: frozenset[int] = frozenset()) -> list[int]:
     """Column widths summing (with `gap` between columns) to at most `width`: the widest
     column not `fixed` gives way first, none below MIN_WIDTH (or its natural width)."""

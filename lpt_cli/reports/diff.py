@@ -16,10 +16,10 @@ from __future__ import annotations
 import io
 import json
 import re
-import shutil
 from dataclasses import dataclass
 from typing import Any
 
+from ..text import markdown_cell, terminal_width
 from .model import LOW, SCHEMA_VERSION, LayerRow, Report
 
 LOST, GAINED, CHANGED, ONLY_A, ONLY_B = "lost", "gained", "changed", "only-a", "only-b"
@@ -164,7 +164,7 @@ def _table(diff: Diff) -> str:
     for c in diff.layers:
         table.add_row(Text(c.label), Text(c.type), Text(c.change, style=_STYLE.get(c.change, "")),
                       Text(describe(c.a)), Text(describe(c.b)))  # Text: `[u8 -> f32]` is not markup
-    width = shutil.get_terminal_size(fallback=(160, 24)).columns
+    width = terminal_width()
     console = Console(file=io.StringIO(), width=width, color_system=None, highlight=False)
     if diff.layers:
         console.print(table)
@@ -175,16 +175,12 @@ def _table(diff: Diff) -> str:
     return console.file.getvalue()
 
 
-def _md(text: str) -> str:
-    return text.replace("|", "\\|")
-
-
 def _markdown(diff: Diff) -> str:
     lines = [f"# LPT diff: A = `{diff.a_label}`, B = `{diff.b_label}`", ""]
-    lines += [f"- {_md(line)}" for line in summary_lines(diff)]
+    lines += [f"- {markdown_cell(line)}" for line in summary_lines(diff)]
     if diff.layers:
         lines += ["", "| layer | type | change | A | B |", "|---|---|---|---|---|"]
         for c in diff.layers:
             cells = [c.label, c.type, f"**{c.change}**" if c.change == LOST else c.change, describe(c.a), describe(c.b)]
-            lines.append("| " + " | ".join(_md(cell) for cell in cells) + " |")
+            lines.append("| " + " | ".join(markdown_cell(cell) for cell in cells) + " |")
     return "\n".join(lines) + "\n"

@@ -9,10 +9,10 @@ from __future__ import annotations
 import csv
 import io
 import json
-import shutil
 from dataclasses import dataclass
 from typing import Any
 
+from ..text import markdown_cell, terminal_width
 from .model import SCHEMA_VERSION, Report
 
 FORMATS = ("table", "json", "csv", "markdown")
@@ -118,7 +118,7 @@ def _table(many: ManyReport) -> str:
     for i, row in enumerate(cells):
         style = "bold" if i == len(cells) - 1 else ("red" if row[-1] == "no" else "")
         table.add_row(*(Text(c) for c in row[:width]), style=style, end_section=i == len(cells) - 2)
-    console = Console(file=io.StringIO(), width=shutil.get_terminal_size(fallback=(160, 24)).columns,
+    console = Console(file=io.StringIO(), width=terminal_width(),
                       color_system=None, highlight=False)
     console.print(table)
     return console.file.getvalue()
@@ -130,7 +130,7 @@ def _markdown(many: ManyReport) -> str:
              "|" + "---|" * len(headers)]
     cells = _cells(many)
     for i, row in enumerate(cells):
-        shown = [c.replace("|", "\\|") for c in row[:len(headers)]]
+        shown = [markdown_cell(c) for c in row[:len(headers)]]
         if i == len(cells) - 1:
             shown = [f"**{c}**" if c else c for c in shown]
         lines.append("| " + " | ".join(shown) + " |")

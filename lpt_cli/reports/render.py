@@ -4,7 +4,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import shutil
 
 from rich import box
 from rich.console import Console
@@ -12,6 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from . import FORMATS  # noqa: F401 - render() takes one of these
+from ..text import markdown_cell, terminal_width
 from .model import LOW, ORIGINAL, LayerRow, Report, Summary
 
 # The JSON layer fields, flat: reason.code -> reason_code, ...
@@ -85,7 +85,7 @@ def render_table(report: Report, width: int | None = None) -> str:
     layer and reason columns share what the short columns leave, cut with an ellipsis,
     never mid-word (the full text: --format csv/json, or --layer NAME). Below 120 columns
     the layout narrows: no vertical rules, inputs and output in one column."""
-    width = width or shutil.get_terminal_size(fallback=(160, 24)).columns
+    width = width or terminal_width()
     narrow = width < 120
     if narrow:
         headers, caps = ("layer", "type", "precision", "status", "reason"), (10**6, 13, 13, 18, 10**6)
@@ -117,18 +117,14 @@ def render_table(report: Report, width: int | None = None) -> str:
     return console.file.getvalue()
 
 
-def _md(text: str) -> str:
-    return text.replace("|", "\\|")
-
-
 def render_markdown(report: Report) -> str:
     lines = [f"# LPT report: `{report.model}`", ""]
-    lines += [f"- {_md(line)}" for line in summary_lines(report.summary)]
+    lines += [f"- {markdown_cell(line)}" for line in summary_lines(report.summary)]
     lines += ["", "| layer | type | inputs | output | status | reason | transformation | MACs |",
               "|---|---|---|---|---|---|---|---|"]
     for row in report.layers:
         reason = f"`{row.reason.code}`: {row.reason.detail}" if row.reason else ""
         cells = [layer_label(row), row.type, " ".join(row.input_precisions), row.output_precision, row.status, reason,
                  (row.reason.transformation or "") if row.reason else "", "" if row.macs is None else str(row.macs)]
-        lines.append("| " + " | ".join(_md(c) for c in cells) + " |")
+        lines.append("| " + " | ".join(markdown_cell(c) for c in cells) + " |")
     return "\n".join(lines) + "\n"
