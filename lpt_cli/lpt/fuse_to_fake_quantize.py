@@ -12,6 +12,8 @@ from collections.abc import Callable
 import numpy as np
 
 from ..ir import Node
+from ..ir.constant import ConstantData
+from ..ir.legalize import FUSED_DEQUANTIZATION, FusedDequantization, FusedStep
 from ..ir.shapes import broadcast_shapes
 from . import attributes
 from .folding import cast, fold_convert, remove_unused, value_of
@@ -83,11 +85,24 @@ class FuseElementwiseToFakeQuantize(Transformation):
         fused = graph.add_node("FakeQuantize", inputs, outputs=[(node.output().element_type, shape)],
                                attrs=attrs, version=fq.version)
         fused.annotations.update(fq.annotations)
+        fused.annotations[FUSED_DEQUANTIZATION] = self._record(fq, node, bounds).then(FusedStep(
+            node.type, node.input_node(1).data, node.name, node.output().element_type,
+            node.input_node(0).output().element_type if node.input_node(0).type == "Convert" else None))
         feeds_result = any(use.node.type == "Result" for use in node.output().uses)
         node.output().replace_all_uses_with(fused.output())
         remove_unused(node)
         _take_name(fused, node if feeds_result else fq)
         return True
+
+    @staticmethod
+    def _record(fq: Node, node: Node, bounds: list[np.ndarray | None]) -> FusedDequantization:
+        """What the runtime dialect needs to write the fusion back (see FusedDequantization)."""
+        earlier: FusedDequantization | None = fq.annotations.get(FUSED_DEQUANTIZATION)
+        if earlier is not None:
+            return earlier
+        low, high = (ConstantData.from_array(np.asarray(b), fq.input_value(i).element_type)
+                     for b, i in zip(bounds, (3, 4)))
+        return FusedDequantization(fq.output().element_type, low, high, fq.attrs.get("levels"), fq.name)
 
     def _fusable_fake_quantize(self, node: Node) -> Node | None:
         """FuseElementwiseToFakeQuantizeTransformation::canBeTransformed; the FQ or None."""
