@@ -5,10 +5,10 @@ from collections import Counter
 from collections.abc import Mapping
 
 from ..ir import Graph, Node
-from ..lpt.config import Config
-from ..lpt.pipeline import PipelineResult
-from ..lpt.plugin import is_function_quantized
-from ..lpt.transformation import Decision
+from ..lpt.engine.config import Config
+from ..lpt.engine.pipeline import PipelineResult
+from ..lpt.common_optimizations import is_function_quantized
+from ..lpt.engine.transformation import Decision
 from .compression import weight_compressed_layers
 from .macs import LayerShapes, layer_macs
 from .model import LOW, NOT_QUANTIZED, ORIGINAL, REMOVED, STATUSES, LayerRow, Reason, Report, Summary

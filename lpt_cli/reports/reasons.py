@@ -11,9 +11,9 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 from ..ir import Node
-from ..lpt import registry
-from ..lpt.config import Config
-from ..lpt.transformation import Decision
+from ..lpt.engine import registry
+from ..lpt.engine.config import Config
+from ..lpt.engine.transformation import Decision
 from .dequantization import Dequantization, find_dequantization
 from .model import Reason
 from .topology import WEIGHTABLE, data_inputs, find_twin, is_low, quantizer_upstream

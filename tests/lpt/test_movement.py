@@ -6,8 +6,8 @@ import pytest
 
 from lpt_cli.ir import Graph, Node, Output
 from lpt_cli.ir.shapes import broadcast_shapes
-from lpt_cli.lpt.config import config_from_dict
-from lpt_cli.lpt.pipeline import run_pipeline
+from lpt_cli.lpt.engine.config import config_from_dict
+from lpt_cli.lpt.engine.pipeline import run_pipeline
 
 
 def dequantized(graph: Graph, shape: tuple[int, ...], scale, zero_point=None, etype: str = "u8") -> Output:
@@ -273,7 +273,7 @@ def _max_pool(graph: Graph, version: str, rounding: str, indices_used: bool) -> 
 ])
 def test_max_pool_moves_dequantization_only_as_the_plugin_downgrades_it(version, rounding, indices_used, moves):
     """MaxPool-14/-8 reach LPT as MaxPool-1 only through the plugin's common optimizations."""
-    from lpt_cli.lpt.plugin import run_common_optimizations
+    from lpt_cli.lpt.common_optimizations import run_common_optimizations
 
     alone = Graph()
     _max_pool(alone, version, rounding, indices_used)

@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from graphs import declined, lowered, original, untouched
-from lpt_cli.lpt.config import config_from_dict
-from lpt_cli.lpt.pipeline import PipelineResult
-from lpt_cli.lpt.transformation import Decision
+from lpt_cli.lpt.engine.config import config_from_dict
+from lpt_cli.lpt.engine.pipeline import PipelineResult
+from lpt_cli.lpt.engine.transformation import Decision
 from lpt_cli.reports.classify import build_report
 from lpt_cli.reports.model import LOW, NOT_QUANTIZED, ORIGINAL, REMOVED
 from lpt_cli.reports.render import render

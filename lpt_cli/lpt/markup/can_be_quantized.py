@@ -7,10 +7,10 @@ from math import prod
 
 from ...ir import Graph, Node
 from ...ir.eltypes import ElementType
-from ..attributes import PRECISIONS, PrecisionsAttribute
-from ..dequantization import get_dequantization
-from ..precision import SUPPORTED, is_quantize_supported
-from ..ordering import ordered_ops
+from ..dequantization.attributes import PRECISIONS, PrecisionsAttribute
+from ..dequantization.chain import get_dequantization
+from ..dequantization.precision import SUPPORTED, is_quantize_supported
+from ..engine.ordering import ordered_ops
 
 # Output-channel axes of the weights, per layer (GroupConvolution: with/without a Reshape).
 _OUT_CHANNEL_AXES = {"Convolution": (0,), "ConvolutionBackpropData": (1,), "GroupConvolution": (0, 1)}

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from ...ir import Graph, Node
 from ...ir.eltypes import ElementType
-from ..attributes import PRECISION_PRESERVED, PRECISIONS, PrecisionPreservedAttribute, PrecisionsAttribute
-from ..config import Config, PrecisionRestriction
-from ..base_checks import can_be_transformed
-from ..ordering import ordered_ops
+from ..dequantization.attributes import PRECISION_PRESERVED, PRECISIONS, PrecisionPreservedAttribute, PrecisionsAttribute
+from ..engine.config import Config, PrecisionRestriction
+from ..engine.layer_checks import can_be_transformed
+from ..engine.ordering import ordered_ops
 
 SUPPORTED = frozenset({
     "Add", "AvgPool", "BatchToSpace", "Broadcast", "Clamp", "Concat", "Convert", "Convolution",
