@@ -10,16 +10,13 @@ from collections.abc import Mapping
 
 from ..ir import Graph, Node, Output
 from ..ir.eltypes import element_type
+from ..ir.op_facts import Fact, ops_with
 
-WEIGHTABLE = frozenset({"Convolution", "GroupConvolution", "ConvolutionBackpropData", "MatMul"})
+WEIGHTABLE = ops_with(Fact.WEIGHTED)
 LOW_PRECISION = frozenset(element_type(n) for n in ("u8", "i8", "u4", "i4", "u16", "i16"))
 _NOT_LAYERS = frozenset({"Parameter", "Constant", "Result"})
 # Ops through which a quantized tensor stays quantized (values are moved or selected).
-_TRANSPARENT = frozenset({
-    "MaxPool", "Reshape", "Transpose", "Squeeze", "Unsqueeze", "Concat", "StridedSlice", "Slice",
-    "Split", "VariadicSplit", "DepthToSpace", "SpaceToDepth", "ShuffleChannels", "BatchToSpace",
-    "SpaceToBatch", "Gather", "Pad", "Broadcast", "Tile", "Relu", "ReduceMax", "ReduceMin",
-})
+_TRANSPARENT = ops_with(Fact.KEEPS_QUANTIZED)
 # Ops that (with a constant operand) form a dequantization: Convert -> Subtract -> Multiply.
 _DEQUANTIZATION = frozenset({"Convert", "Subtract", "Multiply"})
 

@@ -17,6 +17,7 @@ import yaml
 
 from ...errors import LptError, clip
 from ...ir.eltypes import LOW_PRECISION, ElementType, UnknownElementType, element_type, f16, f32, i8, u8
+from ...ir.op_facts import Fact, ops_with
 from ...ir.reader import regular_file_problem
 from .. import PROFILE_NAMES
 from . import registry
@@ -31,13 +32,7 @@ _TOP_KEYS = frozenset({
 # Op types a restriction may name: those LPT's transformations root on (tests keep this in
 # sync with the registry) and the recurrent ops OpenVINO's plugins restrict. A misspelt op
 # would otherwise match nothing and silently change the result.
-KNOWN_OPS = frozenset({
-    "Add", "AvgPool", "BatchToSpace", "Broadcast", "Clamp", "Concat", "Convolution", "ConvolutionBackpropData",
-    "DepthToSpace", "FakeQuantize", "Gather", "GroupConvolution", "Interpolate", "MVN", "MatMul", "MaxPool",
-    "Multiply", "NormalizeL2", "PRelu", "Pad", "ReduceMax", "ReduceMean", "ReduceMin", "ReduceSum", "Relu",
-    "Reshape", "ShuffleChannels", "SpaceToBatch", "Split", "Squeeze", "StridedSlice", "Subtract", "Transpose",
-    "Unsqueeze", "VariadicSplit", "LSTMSequence", "GRUSequence", "RNNSequence", "LSTMCell", "GRUCell", "RNNCell",
-})
+KNOWN_OPS = ops_with(Fact.RESTRICTABLE)
 
 # Params with a meaning in lpt itself (others pass through to tests as written), and why:
 #   skip_bias_add      AddTransformation leaves Adds marked as a bias alone (CPU plugin callback)

@@ -12,15 +12,12 @@ from collections.abc import Iterable
 from ...ir import Graph, Node, Output
 from ...ir.shapes import broadcast_shapes
 from ...ir.eltypes import ElementType
+from ...ir.op_facts import Fact, ops_with
 from ..dequantization.chain import Dequantization, get_dequantization
 from .constants import fold_convert, remove_unused
 
 # Ops OpenVINO wraps as TypeRelaxed: their output type may differ from their input type.
-TYPE_RELAXED = frozenset({
-    "Add", "AvgPool", "Clamp", "Convolution", "ConvolutionBackpropData", "DepthToSpace",
-    "FakeQuantize", "GroupConvolution", "PRelu", "ReduceMean", "ReduceSum", "Subtract",
-    "Interpolate", "Multiply", "MVN", "NormalizeL2",
-})
+TYPE_RELAXED = ops_with(Fact.TYPE_RELAXED)
 
 
 def _clone_constant_side(graph: Graph, value: Output) -> Output:
