@@ -52,16 +52,6 @@ def can_be_transformed(node: Node, precisions: Iterable[ElementType]) -> bool:
     return True
 
 
-def dequantization_refusal(node: Node, precisions: Iterable[ElementType]) -> Refusal | None:
-    """The checks of the layers that simply move their input dequantization after them:
-    canBeTransformed, then a dequantization to move at all."""
-    if not can_be_transformed(node, precisions):
-        return "not_per_channel", "dynamic rank or per-spatial dequantization"
-    if get_dequantization(node, tuple(precisions)).empty:
-        return "no_dequantization", "no dequantization on the input"
-    return None
-
-
 _NOT_CONSTANT = frozenset({"Parameter", "Convolution", "GroupConvolution", "MatMul",
                            "ConvolutionBackpropData", "ReadValue"})
 

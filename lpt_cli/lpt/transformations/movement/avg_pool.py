@@ -8,27 +8,17 @@ from __future__ import annotations
 
 from ....ir import Node
 from ...dequantization.attributes import is_precision_preserved
-from ...dequantization.chain import get_dequantization
-from ...engine.layer_checks import dequantization_refusal
-from ...surgery.moving import move_dequantization_after, separate_in_standalone_branch
-from ...engine.transformation import Transformation
+from ...dequantization.chain import Dequantization
+from ...surgery.moving import move_dequantization_after
+from .move_dequantization import MoveDequantizationTransformation
 
 
-class AvgPoolTransformation(Transformation):
+class AvgPoolTransformation(MoveDequantizationTransformation):
     name = "AvgPoolTransformation"
     op_types = ("AvgPool",)
     op_versions = ("opset1",)
     revisits_created = False
+    layer_checks_first = True
 
-    def applies_to(self, node: Node) -> bool:
-        return node.version in self.op_versions and node.input_node(0).type == "Multiply"
-
-    def transform(self, node: Node) -> bool:
-        precisions = self.config.default_precisions
-        refusal = dequantization_refusal(node, precisions)
-        if refusal is not None:
-            return self.reject(node, *refusal)
-        separate_in_standalone_branch(node, precisions)
-        move_dequantization_after(node, get_dequantization(node, precisions),
-                                  update_output_precision=is_precision_preserved(node))
-        return True
+    def move(self, node: Node, dq: Dequantization) -> None:
+        move_dequantization_after(node, dq, update_output_precision=is_precision_preserved(node))

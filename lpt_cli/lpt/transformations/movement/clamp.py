@@ -6,11 +6,11 @@ a negative scale swaps them.
 from __future__ import annotations
 
 from ....ir import Node
-from ...dequantization.chain import get_dequantization
+from ...dequantization.chain import Dequantization
+from ...engine.layer_checks import Refusal
 from ...surgery.constants import is_scalar_like
-from ...engine.layer_checks import can_be_transformed
-from ...surgery.moving import move_dequantization_after, separate_in_standalone_branch
-from ...engine.transformation import Transformation
+from ...surgery.moving import move_dequantization_after
+from .move_dequantization import MoveDequantizationTransformation
 
 
 def _bound(value: float) -> str:
@@ -18,25 +18,25 @@ def _bound(value: float) -> str:
     return repr(float(value))
 
 
-class ClampTransformation(Transformation):
+class ClampTransformation(MoveDequantizationTransformation):
     name = "ClampTransformation"
     op_types = ("Clamp",)
     revisits_created = False
+    layer_checks_first = True
+    needs_dequantization = False  # `check` asks for a scalar-like scale
 
-    def applies_to(self, node: Node) -> bool:
-        return node.input_node(0).type == "Multiply"
-
-    def transform(self, node: Node) -> bool:
-        precisions = self.config.default_precisions
-        if not can_be_transformed(node, precisions):
-            return self.reject(node, "not_per_channel", "dynamic rank or per-spatial dequantization")
-        dq = get_dequantization(node, precisions)
+    def check(self, node: Node, dq: Dequantization) -> Refusal | None:
         if dq.multiply is None or not is_scalar_like(dq.scale):
-            return self.reject(node, "not_per_tensor", "Clamp needs a scalar-like scale")
-        separate_in_standalone_branch(node, precisions)
-        dq = get_dequantization(node, precisions)
+            return "not_per_tensor", "Clamp needs a scalar-like scale"
+        return None
+
+    def prepare(self, node: Node, dq: Dequantization) -> Refusal | None:
         if dq.subtract is not None and not is_scalar_like(dq.shift):
-            return self.reject(node, "not_per_tensor", "Clamp needs a scalar-like zero point")
+            return "not_per_tensor", "Clamp needs a scalar-like zero point"
+        return None
+
+    def move(self, node: Node, dq: Dequantization) -> None:
+        """The bounds take the dequantization in; the output stays in the dequantization's type."""
         scale = float(dq.scale.reshape(-1)[0])
         shift = float(dq.shift.reshape(-1)[0]) if dq.subtract is not None else 0.0
         low, high = node.attr_float("min"), node.attr_float("max")
@@ -49,4 +49,3 @@ class ClampTransformation(Transformation):
         node.attrs["min"] = _bound(low / scale + shift)
         node.attrs["max"] = _bound(high / scale + shift)
         node.output().element_type = out_type
-        return True

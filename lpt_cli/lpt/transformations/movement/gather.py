@@ -38,7 +38,7 @@ class GatherTransformation(MoveDequantizationTransformation):
                 return "batch_dims", "gathering a dequantization constant with batch_dims is not supported"
         return None
 
-    def rewrite(self, node: Node, dq: Dequantization) -> None:
+    def prepare(self, node: Node, dq: Dequantization) -> None:
         rank = node.input_value(0).rank or 0
 
         def gather(value: np.ndarray) -> np.ndarray:

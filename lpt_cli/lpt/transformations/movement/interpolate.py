@@ -3,34 +3,26 @@ dequantization moves after it and the Interpolate runs on the integer data."""
 from __future__ import annotations
 
 from ....ir import Node
-from ...dequantization.chain import get_dequantization
-from ...engine.layer_checks import dequantization_refusal
-from ...surgery.moving import move_dequantization_after, separate_in_standalone_branch
-from ...engine.transformation import Transformation
+from ...dequantization.chain import Dequantization
+from ...engine.layer_checks import Refusal
+from .move_dequantization import MoveDequantizationTransformation
 
 _CONSTANT_INPUTS = {"opset1": (2,), "opset4": (3, 4)}  # Interpolate-11 is not matched
 
 
-class InterpolateTransformation(Transformation):
+class InterpolateTransformation(MoveDequantizationTransformation):
     name = "InterpolateTransformation"
     op_types = ("Interpolate",)
+    layer_checks_first = True
 
     def applies_to(self, node: Node) -> bool:
         counts = _CONSTANT_INPUTS.get(node.version, ())
         return (len(node.inputs) in counts and node.input_node(0).type == "Multiply"
                 and all(node.input_node(i).type == "Constant" for i in range(1, len(node.inputs))))
 
-    def transform(self, node: Node) -> bool:
-        precisions = self.config.default_precisions
-        refusal = dequantization_refusal(node, precisions)
-        if refusal is not None:
-            return self.reject(node, *refusal)
+    def check(self, node: Node, dq: Dequantization) -> Refusal | None:
         problem = _v1_problem(node) if node.version == "opset1" else _v4_problem(node)
-        if problem:
-            return self.reject(node, "unsupported_mode", problem)
-        separate_in_standalone_branch(node, precisions)
-        move_dequantization_after(node, get_dequantization(node, precisions))
-        return True
+        return ("unsupported_mode", problem) if problem else None
 
 
 def _v1_problem(node: Node) -> str | None:

@@ -1,8 +1,10 @@
-"""The shape every "move the dequantization after me" transformation shares.
+"""The movement family: every "move the dequantization after me" transformation.
 
-Check the layer, give it a private dequantization chain, let the subclass rewrite the
-chain's constants for the op's axis semantics, then rebuild the chain behind the op. A
-subclass only says when it applies (`check`) and how constants change (`rewrite`).
+One algorithm, four phases: match (`applies_to`: the op, a Multiply on input 0, constant
+parameters), check (the generic refusals, then the op's own `check`), prepare (give the op a
+private dequantization chain, then `prepare` rewrites its constants for the op's axis
+semantics), move (rebuild the chain behind the op). A member module declares only what
+differs: class attributes for the generic parts, `check`/`prepare`/`move` for the rest.
 """
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from ...engine.transformation import Transformation
 
 
 class MoveDequantizationTransformation(Transformation):
-    """Base of the data-movement and reduction transformations (one output, input 0 carries
+    """Base of the movement and reduction transformations (one output, input 0 carries
     the dequantization)."""
 
     #: the op's output keeps the low-precision type (False: the op computes in deq precision)
@@ -26,6 +28,11 @@ class MoveDequantizationTransformation(Transformation):
     constant_inputs: tuple[int, ...] = ()
     #: refuse a dequantization that is neither per-tensor nor per-channel (canBeTransformed)
     needs_per_channel: bool = False
+    #: LayerTransformation's order (pooling, activations, Interpolate): canBeTransformed
+    #: first, then, with `needs_dequantization`, any non-empty dequantization. Otherwise (the
+    #: data-movement ops): a dequantization Multiply first, then `needs_per_channel`.
+    layer_checks_first: bool = False
+    needs_dequantization: bool = True
 
     @property
     def precisions(self) -> tuple[ElementType, ...]:
@@ -34,6 +41,8 @@ class MoveDequantizationTransformation(Transformation):
     def applies_to(self, node: Node) -> bool:
         if not super().applies_to(node) or not node.inputs:
             return False
+        if self.op_versions is not None and node.version not in self.op_versions:
+            return False
         if self.needs_multiply_input and node.input_node(0).type != "Multiply":
             return False
         return all(i < len(node.inputs) and node.input_node(i).type == "Constant"
@@ -41,23 +50,38 @@ class MoveDequantizationTransformation(Transformation):
 
     def transform(self, node: Node) -> bool:
         dq = get_dequantization(node, self.precisions)
-        if dq.empty or dq.multiply is None:
-            return self.reject(node, "no_dequantization", "input 0 has no dequantization Multiply")
-        if self.needs_per_channel and not can_be_transformed(node, self.precisions):
-            return self.reject(node, "not_per_channel", "dequantization is neither per-tensor nor per-channel")
-        refusal = self.check(node, dq)
+        refusal = self._generic_refusal(node, dq) or self.check(node, dq)
         if refusal is not None:
             return self.reject(node, *refusal)
         separate_in_standalone_branch(node, self.precisions)
-        dq = get_dequantization(node, self.precisions)
-        self.rewrite(node, dq)
-        dq = get_dequantization(node, self.precisions)
-        move_dequantization_after(node, dq, update_output_precision=self.update_precision)
+        refusal = self.prepare(node, get_dequantization(node, self.precisions))
+        if refusal is not None:
+            return self.reject(node, *refusal)
+        self.move(node, get_dequantization(node, self.precisions))
         return True
 
-    def check(self, node: Node, dq: Dequantization) -> Refusal | None:
-        """None when the layer can be transformed, else (code, detail)."""
+    def _generic_refusal(self, node: Node, dq: Dequantization) -> Refusal | None:
+        if self.layer_checks_first:
+            if not can_be_transformed(node, self.precisions):
+                return "not_per_channel", "dynamic rank or per-spatial dequantization"
+            if self.needs_dequantization and dq.empty:
+                return "no_dequantization", "no dequantization on the input"
+            return None
+        if dq.empty or dq.multiply is None:
+            return "no_dequantization", "input 0 has no dequantization Multiply"
+        if self.needs_per_channel and not can_be_transformed(node, self.precisions):
+            return "not_per_channel", "dequantization is neither per-tensor nor per-channel"
         return None
 
-    def rewrite(self, node: Node, dq: Dequantization) -> None:
-        """Adapts the chain's constants to the op (default: they stay as they are)."""
+    def check(self, node: Node, dq: Dequantization) -> Refusal | None:
+        """None when the layer can be transformed, else (code, detail). Changes nothing."""
+        return None
+
+    def prepare(self, node: Node, dq: Dequantization) -> Refusal | None:
+        """Adapts the (now private) chain's constants to the op (default: they stay as they
+        are). A refusal here leaves the separated branch in place, as OpenVINO does."""
+        return None
+
+    def move(self, node: Node, dq: Dequantization) -> None:
+        """Rebuilds the chain behind the op."""
+        move_dequantization_after(node, dq, update_output_precision=self.update_precision)

@@ -90,7 +90,7 @@ class PadTransformation(MoveDequantizationTransformation):
         dims = with_leading_ones(scale, rank).shape
         return all(d == 1 or (begin[i] == 0 and end[i] == 0) for i, d in enumerate(dims))
 
-    def rewrite(self, node: Node, dq: Dequantization) -> None:
+    def prepare(self, node: Node, dq: Dequantization) -> None:
         mode = node.attr("pad_mode", "constant")
         begin, end = self._pads(node)
         pad_value = self._pad_value(node)

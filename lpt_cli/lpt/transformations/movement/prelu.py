@@ -10,9 +10,7 @@ from .relu import ReluTransformation
 class PReluTransformation(ReluTransformation):
     name = "PReluTransformation"
     op_types = ("PRelu",)
-
-    def applies_to(self, node: Node) -> bool:
-        return node.input_node(0).type == "Multiply" and node.input_node(1).type == "Constant"
+    constant_inputs = (1,)  # the slope
 
     def move(self, node: Node, dq: Dequantization) -> None:
         move_dequantization_after(node, dq, update_output_precision=False, move_subtract=False)

@@ -78,7 +78,7 @@ class ReshapeTransformation(MoveDequantizationTransformation):
         uses = node.output().uses
         return len(uses) == 1 and uses[0].node.type == "MatMul"
 
-    def rewrite(self, node: Node, dq: Dequantization) -> None:
+    def prepare(self, node: Node, dq: Dequantization) -> None:
         in_rank = node.input_value(0).rank or 0
         out = node.output().shape
         for part, constant in constants(dq):

@@ -26,7 +26,7 @@ class ShuffleChannelsTransformation(MoveDequantizationTransformation):
             return "dynamic_rank", "the rank is dynamic"
         return None
 
-    def rewrite(self, node: Node, dq: Dequantization) -> None:
+    def prepare(self, node: Node, dq: Dequantization) -> None:
         rank = node.input_value(0).rank or 0
         axis = node.axis(node.attr_int("axis", 1), rank)
         group = node.attr_int("group", 1)

@@ -24,7 +24,7 @@ class SqueezeTransformation(MoveDequantizationTransformation):
     constant_inputs = (1,)
     needs_per_channel = True
 
-    def rewrite(self, node: Node, dq: Dequantization) -> None:
+    def prepare(self, node: Node, dq: Dequantization) -> None:
         rank = dq.data.rank if dq.data is not None else None
         axes = squeezed_axes(node)
         adapt_constants(dq, lambda value: np.squeeze(value, axis=axes) if value.ndim == rank else None)

@@ -78,7 +78,7 @@ class StridedSliceTransformation(MoveDequantizationTransformation):
             return "non_constant_bounds", "begin, end or strides are not constant"
         return None
 
-    def rewrite(self, node: Node, dq: Dequantization) -> None:
+    def prepare(self, node: Node, dq: Dequantization) -> None:
         rank = node.input_value(0).rank or 0
 
         def slice_(value: np.ndarray) -> np.ndarray:

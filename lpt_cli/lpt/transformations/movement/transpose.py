@@ -33,7 +33,7 @@ class TransposeTransformation(MoveDequantizationTransformation):
                 return "constant_rank", f"dequantization constant of rank {rank} does not fit the output"
         return None
 
-    def rewrite(self, node: Node, dq: Dequantization) -> None:
+    def prepare(self, node: Node, dq: Dequantization) -> None:
         parts = constants(dq)
         if all(c.value.ndim <= 1 for _, c in parts):
             return

@@ -22,7 +22,7 @@ class UnsqueezeTransformation(MoveDequantizationTransformation):
     constant_inputs = (1,)
     needs_per_channel = True
 
-    def rewrite(self, node: Node, dq: Dequantization) -> None:
+    def prepare(self, node: Node, dq: Dequantization) -> None:
         rank = dq.data.rank if dq.data is not None else None
         axes = inserted_axes(node)
         adapt_constants(dq, lambda value: np.expand_dims(value, axis=axes) if value.ndim == rank else None)

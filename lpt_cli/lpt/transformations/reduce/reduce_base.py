@@ -47,7 +47,7 @@ class ReduceBaseTransformation(MoveDequantizationTransformation):
                 return "reduced_channel", f"the {part} constant varies along a reduced axis"
         return None
 
-    def rewrite(self, node: Node, dq: Dequantization) -> None:
+    def prepare(self, node: Node, dq: Dequantization) -> None:
         axes = reduced_axes(node)
         keep = node.attr_bool("keep_dims", False)
         for part, constant in constants(dq):

@@ -27,8 +27,8 @@ class ReduceSumTransformation(ReduceBaseTransformation):
             return "deq_precision", "the zero point's data is not in the dequantization precision"
         return None
 
-    def rewrite(self, node: Node, dq: Dequantization) -> None:
-        super().rewrite(node, dq)
+    def prepare(self, node: Node, dq: Dequantization) -> None:
+        super().prepare(node, dq)
         if dq.subtract is None or dq.subtract_constant is None:
             return
         shape = node.input_value(0).shape or ()
