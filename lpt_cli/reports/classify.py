@@ -107,7 +107,7 @@ def summarize(rows: tuple[LayerRow, ...], before: Graph, after: Graph, result: P
         fake_quantize_left=sum(1 for n in after.nodes.values()
                                if n.type == "FakeQuantize" and not runs_low(n)),
         reasons=dict(Counter(r.reason.code for r in rows if r.reason is not None)),
-        applied=dict(result.applied), unimplemented=tuple(result.unimplemented),
+        applied=dict(result.applied),
         weight_compressed=dict(Counter(weight_compressed_layers(before, not result.not_quantized
                                                                 and is_function_quantized(before)).values())),
         macs_per_position=not static_shapes and any(_dynamic(node) for node in layers(before)

@@ -9,15 +9,15 @@ them as they are. The mark is the `DisableConstantFolding` annotation on the Con
 from __future__ import annotations
 
 from ...ir import Graph, Node
+from ...ir.eltypes import COMPRESSED_WEIGHT_TYPES
 from ..surgery.constants import DISABLE_CONSTANT_FOLDING
 
 # FullyConnected's compressed weight types plus LPT's default precisions.
-COMPRESSED_TYPES = frozenset({"u8", "i8", "u4", "i4", "nf4"})
 
 
 def _converted_constant(node: Node) -> bool:
     return (node.type == "Convert" and node.input_node(0).type == "Constant"
-            and node.input_value(0).element_type.name in COMPRESSED_TYPES
+            and node.input_value(0).element_type in COMPRESSED_WEIGHT_TYPES
             and node.output().element_type.is_real)
 
 

@@ -26,7 +26,8 @@ import numpy as np
 from ...ir import Graph, Node, Output
 from ...ir.eltypes import ElementType, f32
 from .chain import get_dequantization
-from ..surgery.constants import cast, is_scalar_like, remove_unused, to_scalar_if_possible
+from ..surgery.constants import cast, is_scalar_like, remove_unused, round_half_away, to_scalar_if_possible
+from ..surgery.moving import redirect_consumers
 
 _MIN_SCALE = np.float32(1e-32)
 _MAX_SCALE = np.float32(1e32)
@@ -74,11 +75,6 @@ class LevelsUpdate:
     updated_high: float
 
 
-def round_half_away(value: float) -> float:
-    """C's round/roundf: ties go away from zero (numpy rounds them to even)."""
-    return float(np.sign(value) * np.floor(np.abs(value) + 0.5))
-
-
 def calculate_levels(min_: float, max_: float, combined_low: float, combined_high: float,
                      low: float, high: float) -> LevelsUpdate:
     """NetworkHelper::calculateLevels (float32): where [low, high] falls once [combined] maps to [min, max]."""
@@ -89,7 +85,7 @@ def calculate_levels(min_: float, max_: float, combined_low: float, combined_hig
     q_mul = (max_ - min_) / (c_high - c_low)
     deq_mul = (c_high - c_low) / (max_ - min_)
     q_sub = c_low - min_ * deq_mul
-    deq_sub = round_half_away(float(f(-q_sub * q_mul)))
+    deq_sub = float(round_half_away(float(f(-q_sub * q_mul))))
     updated_low = f((low - q_sub) * q_mul)
     updated_high = f((high - q_sub) * q_mul)
     if not (np.isfinite(updated_low) and np.isfinite(updated_high)):  # a denormal-wide interval:
@@ -213,11 +209,8 @@ def _fold_or_keep(fq: Node) -> Node:
 
 def insert_dequantization_after(original: Node, last: Node, new_quantize: Node) -> None:
     """Consumers of `original` read `last`; ShapeOf consumers read the new quantizing node."""
-    for use in list(original.output().uses):
-        if use.node is last:
-            continue
-        target = new_quantize.output() if use.node.type == "ShapeOf" else last.output()
-        use.set_source(target)
+    redirect_consumers([use for use in original.output().uses if use.node is not last], last.output(),
+                       new_quantize.output())
     if original.alive and not original.output().uses:
         remove_unused(original)
     if not original.alive:

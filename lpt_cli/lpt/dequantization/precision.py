@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...ir import Node
-from ...ir.eltypes import ElementType, element_type
+from ...ir.eltypes import LOW_PRECISION, ElementType, element_type
 
 INT4, INT4_NARROW = 16, 15
 INT8, INT8_NARROW = 256, 255
@@ -23,7 +23,6 @@ _FULL_RANGE_LEVELS = frozenset({INT4, INT8, INT16, INT32})
 _ZERO_THRESHOLD = 1e-6
 _ASYMMETRY_THRESHOLD = 0.002
 
-SUPPORTED = frozenset(element_type(n) for n in ("i8", "u8", "i16", "u16", "i32", "u32"))
 
 
 def is_supported_level(levels: int) -> bool:
@@ -32,7 +31,7 @@ def is_supported_level(levels: int) -> bool:
 
 def is_supported_precision(etype: ElementType | None) -> bool:
     """DataPrecision::isSupported: the integer types LPT quantizes to."""
-    return etype in SUPPORTED
+    return etype in LOW_PRECISION
 
 
 @dataclass(frozen=True)

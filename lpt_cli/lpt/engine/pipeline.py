@@ -34,7 +34,6 @@ class PipelineResult:
     """What the run did: passes applied (with counts), passes skipped, and the decision log."""
 
     applied: Counter[str] = field(default_factory=Counter)
-    unimplemented: list[str] = field(default_factory=list)
     decisions: dict[int, list[Decision]] = field(default_factory=dict)
     matched: dict[int, list[str]] = field(default_factory=dict)  # node id -> the passes that rewrote it
     not_quantized: bool = False  # no FakeQuantize: the plugin skips LPT, so did this run
@@ -141,11 +140,7 @@ def _run_step(ctx: Context, step: registry.Step, result: PipelineResult, progres
     for name in step.names:
         if not ctx.config.enabled(name):
             continue
-        cls = registry.load(name)
-        if cls is None:
-            result.unimplemented.append(name)
-            continue
-        passes.append(cls(ctx))
+        passes.append(registry.load(name)(ctx))
     if not passes:
         return False
     if progress:

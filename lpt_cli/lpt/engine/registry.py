@@ -94,20 +94,10 @@ KNOWN_NAMES = frozenset(name for step in (*STEPS, EXTRA) for name in step.names)
 _MODULES = {name: module for step in (*STEPS, EXTRA) for name, module in step.passes}
 
 
-def load(name: str) -> type[Transformation] | None:
-    """The class implementing `name`, or None while lpt does not implement it yet."""
-    try:
-        module = importlib.import_module(f"{PACKAGE}.{_MODULES[name]}")
-    except ModuleNotFoundError as err:
-        if err.name == f"{PACKAGE}.{_MODULES[name]}":
-            return None
-        raise
+def load(name: str) -> type[Transformation]:
+    """The class implementing `name` (every known name has its module)."""
+    module = importlib.import_module(f"{PACKAGE}.{_MODULES[name]}")
     cls = getattr(module, name, None)
     if cls is None or not issubclass(cls, Transformation):
         raise ImportError(f"{module.__name__} does not define the transformation {name}")
     return cls
-
-
-def implemented() -> list[str]:
-    """Names of the known transformations whose module exists."""
-    return [name for name in sorted(KNOWN_NAMES) if load(name) is not None]

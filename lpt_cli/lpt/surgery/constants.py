@@ -23,6 +23,12 @@ def to_scalar_if_possible(value: np.ndarray) -> np.ndarray:
     return np.asarray(value).reshape(-1)[:1].reshape(()) if is_scalar_like(value) and np.size(value) else value
 
 
+def round_half_away(value: np.ndarray | float) -> np.ndarray:
+    """C's round (NetworkHelper::round): ties go away from zero, where numpy's round goes to even."""
+    array = np.asarray(value, dtype=np.float64)
+    return np.sign(array) * np.floor(np.abs(array) + 0.5)
+
+
 def cast(value: np.ndarray, etype: ElementType) -> np.ndarray:
     """numpy cast with OpenVINO's Convert semantics (float -> integer rounds to nearest even, saturates)."""
     array = np.asarray(value)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ...ir import Graph, Node, Output
+from ...ir import Graph, Input, Node, Output
 from ...ir.shapes import broadcast_shapes
 from ...ir.eltypes import ElementType
 from ...ir.op_facts import Fact, ops_with
@@ -64,6 +64,13 @@ def separate_in_standalone_branch(node: Node, default_precisions: Iterable[Eleme
         remove_unused(old.node)
 
 
+def redirect_consumers(uses: Iterable[Input], dequantized: Output, raw: Output) -> None:
+    """Points `uses` at `dequantized`, except a ShapeOf, which keeps reading `raw` (the op's
+    own output): the shape is the same, and OpenVINO leaves shape subgraphs on the raw value."""
+    for use in uses:
+        use.set_source(raw if use.node.type == "ShapeOf" else dequantized)
+
+
 def _data_index(op: Node, dq: Dequantization) -> int:
     """Which input of a chain op carries the data (the other carries the constant)."""
     chain = {id(n) for n in (dq.convert, dq.subtract) if n is not None}
@@ -108,8 +115,7 @@ def move_dequantization_after(op: Node, dq: Dequantization, *, update_output_pre
         scale = fold_convert(graph, dq.multiply_constant.output(), parent.element_type)
         shape = broadcast_shapes(parent.shape, scale.shape)
         parent = graph.add_node("Multiply", [parent, scale], outputs=[(original_type, shape)]).output()
-    for use in original_consumers:
-        use.set_source(parent if use.node.type != "ShapeOf" else out)
+    redirect_consumers(original_consumers, parent, out)
     rename_for_result(op, parent.node)
     remove_unused(last)
     return parent.node

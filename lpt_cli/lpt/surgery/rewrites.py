@@ -12,18 +12,12 @@ import numpy as np
 
 from ...ir import Node, Output
 from ...ir.eltypes import ElementType
-from .constants import DISABLE_CONSTANT_FOLDING, cast, remove_unused, to_scalar_if_possible
+from .constants import DISABLE_CONSTANT_FOLDING, cast, remove_unused, round_half_away, to_scalar_if_possible
 
 
 def disable_constant_folding(node: Node) -> None:
     """ov::disable_constant_folding: the pipeline's final constant folding keeps `node`."""
     node.annotations[DISABLE_CONSTANT_FOLDING] = True
-
-
-def round_half_away(value: np.ndarray, etype: ElementType) -> np.ndarray:
-    """NetworkHelper::round: Round(HALF_AWAY_FROM_ZERO) then Convert to `etype`."""
-    array = np.asarray(value, dtype=np.float64)
-    return cast(np.sign(array) * np.floor(np.abs(array) + 0.5), etype)
 
 
 def _shift_constant(subtract: Node) -> Node | None:
@@ -49,7 +43,7 @@ def optimize_subtract(subtract: Node) -> Node | None:
     data = convert.input_value(0)
     value = shift.value
     if shift.output().element_type != data.element_type:
-        value = round_half_away(value, data.element_type)
+        value = cast(round_half_away(value), data.element_type)
     value = to_scalar_if_possible(value)
     old_shift = subtract.input_node(1)
     graph = subtract.graph

@@ -30,7 +30,7 @@ def elementwise_constant(eltwise: Node) -> Node | None:
     return None
 
 
-def check_elementwise(eltwise: Node) -> bool:
+def fusable_into_fake_quantize(eltwise: Node) -> bool:
     """FakeQuantizeTransformation::checkElementwise: the constant is one value, or it does not
     broadcast the data and varies at most along the batch and channel axes."""
     constant = elementwise_constant(eltwise)
@@ -94,7 +94,7 @@ class FuseElementwiseToFakeQuantize(Transformation):
         if attributes.is_cleanup_disabled(node):
             self.reject(node, "cleanup_disabled", "marked DisableCleanup by an earlier transformation")
             return None
-        if node.input_node(1).type != "Constant" or not check_elementwise(node):
+        if node.input_node(1).type != "Constant" or not fusable_into_fake_quantize(node):
             self.reject(node, "not_elementwise_constant", "input 1 is not a per-channel Constant")
             return None
         fq = fake_quantize_before(node)

@@ -36,7 +36,7 @@ def _dq_constant(eltwise: Node) -> Node | None:
     return node if node.output().element_type.is_real else None
 
 
-def check_elementwise(dq: Dequantization, eltwise: Node) -> bool:
+def dq_constant_fits_channel(dq: Dequantization, eltwise: Node) -> bool:
     """The DQ op's constant is per-tensor or per-channel on `dq.channel_dim`, after NUMPY broadcast."""
     constant = _dq_constant(eltwise)
     if constant is None:
@@ -57,7 +57,7 @@ def eltwise_can_be_transformed(node: Node, precisions: Iterable[ElementType]) ->
     dqs = [get_dequantization(node, precisions, i) for i in (0, 1)]
 
     def unusable(dq: Dequantization) -> bool:
-        return dq.empty or (dq.multiply is not None and not check_elementwise(dq, dq.multiply))
+        return dq.empty or (dq.multiply is not None and not dq_constant_fits_channel(dq, dq.multiply))
 
     if all(unusable(dq) for dq in dqs):
         return False

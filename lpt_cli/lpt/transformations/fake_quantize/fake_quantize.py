@@ -12,7 +12,7 @@ from ....ir import Node, Output
 from ....ir.eltypes import f32, f16, i32
 from ...dequantization.attributes import is_bias, is_cleanup_disabled
 from ...surgery.constants import cast, fold_convert, remove_unused
-from ..cleanup.fuse_to_fake_quantize import check_elementwise, elementwise_constant
+from ..cleanup.fuse_to_fake_quantize import elementwise_constant, fusable_into_fake_quantize
 from ...dequantization.precision import constant_intervals
 from ...engine.transformation import Transformation
 
@@ -60,7 +60,7 @@ class FakeQuantizeTransformation(Transformation):
             if eltwise.input_node(0).type == "FakeQuantize":
                 return None
             return low, high
-        if eltwise.type not in ("Multiply", "Subtract", "Add") or not check_elementwise(eltwise):
+        if eltwise.type not in ("Multiply", "Subtract", "Add") or not fusable_into_fake_quantize(eltwise):
             return None
         if eltwise.type == "Add" and is_bias(eltwise):
             return None

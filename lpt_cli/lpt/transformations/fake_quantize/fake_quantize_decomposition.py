@@ -15,8 +15,8 @@ from ...dequantization.attributes import PRECISIONS, PrecisionsAttribute, interv
 from ...engine.layer_checks import is_constant_path
 from ...dequantization.chain import get_dequantization_below
 from ...dequantization.fake_quantize_math import (Decomposition, calculate_levels, compose_fake_quantize, copy_info,
-                                  decompose_fake_quantize, insert_dequantization_after, round_half_away)
-from ...surgery.constants import constant
+                                  decompose_fake_quantize, insert_dequantization_after)
+from ...surgery.constants import constant, round_half_away
 from ...dequantization.precision import (DataPrecision, QuantizationDetails, get_details, get_precision_details,
                          is_quantize_supported, is_supported_level, is_supported_precision, precisions_for_levels)
 from ...engine.transformation import Transformation

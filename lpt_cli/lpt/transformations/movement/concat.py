@@ -12,7 +12,7 @@ from ....ir import Node, Output
 from ....ir.eltypes import ElementType, from_dtype
 from ...dequantization.chain import Dequantization, get_dequantization
 from ...surgery.constants import cast, remove_unused, to_scalar_if_possible
-from ...surgery.moving import rename_for_result, separate_in_standalone_branch
+from ...surgery.moving import redirect_consumers, rename_for_result, separate_in_standalone_branch
 from ...engine.transformation import Transformation
 
 
@@ -180,8 +180,7 @@ class ConcatTransformation(Transformation):
             scale = graph.add_constant(to_scalar_if_possible(value), from_dtype(value.dtype))
             out_type = next(dq.multiply for dq in dqs if dq.multiply is not None).output().element_type
             parent = graph.add_node("Multiply", [parent, scale.output()], outputs=[(out_type, out.shape)]).output()
-        for use in consumers:
-            use.set_source(parent if use.node.type != "ShapeOf" else out)
+        redirect_consumers(consumers, parent, out)
         rename_for_result(concat, parent.node)
 
     @staticmethod

@@ -13,7 +13,7 @@ from ....ir.shapes import broadcast_shapes
 from ...surgery.channel_constants import constants, with_leading_ones
 from ...dequantization.chain import Dequantization, get_dequantization
 from ...surgery.constants import remove_unused, to_scalar_if_possible
-from ...surgery.moving import separate_in_standalone_branch
+from ...surgery.moving import redirect_consumers, separate_in_standalone_branch
 from ...engine.transformation import Transformation
 
 
@@ -46,8 +46,7 @@ class SplitTransformation(Transformation):
         for index, out in enumerate(node.outputs):
             consumers = out.consumers()
             last = _dequantize(self.graph, out, dq, {p: v[index] for p, v in pieces.items()})
-            for use in consumers:
-                use.set_source(last.output() if use.node.type != "ShapeOf" else out)
+            redirect_consumers(consumers, last.output(), out)
             _rename_for_result(node, last, index)
         remove_unused(dq.multiply)
         return True

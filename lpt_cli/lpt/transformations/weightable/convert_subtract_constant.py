@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from ....ir import Node
-from ...surgery.rewrites import disable_constant_folding, round_half_away
-from ...surgery.constants import remove_unused
+from ...surgery.rewrites import disable_constant_folding
+from ...surgery.constants import cast, remove_unused, round_half_away
 from ...engine.transformation import Transformation
 
 
@@ -49,7 +49,7 @@ class ConvertSubtractConstant(Transformation):
         low, high = quantized.range()
         if np.any((zero_point.value < low - 0.5) | (zero_point.value > high + 0.5)):
             return self.reject(node, "zero_point_range", f"the zero point does not fit {quantized}")
-        rounded = round_half_away(zero_point.value, quantized)
+        rounded = cast(round_half_away(zero_point.value), quantized)
         flat = rounded.reshape(-1)
         if flat.size and np.all(flat == flat[0]):
             rounded = flat[:1].reshape(())

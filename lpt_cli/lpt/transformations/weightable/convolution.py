@@ -17,7 +17,7 @@ from ...dequantization.chain import data_branch, get_dequantization
 from ...dequantization.fake_quantize_math import fold_fake_quantize
 from ...surgery.rewrites import disable_constant_folding, optimize_multiplies_after, optimize_subtract
 from ...surgery.constants import cast, remove_unused
-from ...surgery.moving import rename_for_result, separate_in_standalone_branch
+from ...surgery.moving import redirect_consumers, rename_for_result, separate_in_standalone_branch
 from .weightable_layer import WeightableLayerTransformation
 from .weights_input import (
     decompose_weights_fake_quantize, fold_weights_dequantization, fold_reshape, fold_weights_fake_quantize,
@@ -36,8 +36,7 @@ def insert_multiply_after(layer: Node, scale: np.ndarray, etype: ElementType, ou
     constant = graph.add_constant(cast(scale, etype), etype)
     multiply = graph.add_node("Multiply", [out, constant.output()], outputs=[(out_type, out.shape)],
                               name=graph.unique_name(f"{layer.name}/DequantizationMultiply"))
-    for use in consumers:
-        use.set_source(multiply.output() if use.node.type != "ShapeOf" else out)
+    redirect_consumers(consumers, multiply.output(), out)
     return multiply
 
 

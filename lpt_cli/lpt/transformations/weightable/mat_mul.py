@@ -14,10 +14,10 @@ from ....ir.eltypes import f32
 from ...dequantization.attributes import precisions_of
 from ...engine.layer_checks import is_constant_path
 from ...dequantization.chain import Dequantization, get_dequantization
-from ...surgery.rewrites import optimize_subtract, round_half_away
+from ...surgery.rewrites import optimize_subtract
 from ...dequantization.fake_quantize_math import decompose_fake_quantize
-from ...surgery.constants import cast, constant, is_scalar_like, remove_unused, to_scalar_if_possible
-from ...surgery.moving import rename_for_result, separate_in_standalone_branch
+from ...surgery.constants import cast, constant, is_scalar_like, remove_unused, round_half_away, to_scalar_if_possible
+from ...surgery.moving import redirect_consumers, rename_for_result, separate_in_standalone_branch
 from ...dequantization.precision import constant_intervals, get_data_precision, get_details
 from ...engine.transformation import Transformation
 from .weights_input import output_precisions
@@ -93,7 +93,7 @@ class MatMulTransformation(Transformation):
         if not dq_b.empty:
             if update and not dq_b.is_low_precision:
                 return "weights dequantization is not low precision"
-            if dq_b.subtract is not None and np.any(round_half_away(dq_b.shift, dq_b.data.element_type) != 0):
+            if dq_b.subtract is not None and np.any(cast(round_half_away(dq_b.shift), dq_b.data.element_type) != 0):
                 return "weights zero point"
             rank_b = dq_b.multiply.output().rank
             if _varies_along(dq_b.scale, rank_b, rank_b - 1 if transpose_b else rank_b - 2):
@@ -174,8 +174,7 @@ class MatMulTransformation(Transformation):
         scale_const = graph.add_constant(cast(scale, f32), f32).output()
         multiply = graph.add_node("Multiply", [parent, scale_const], outputs=[(out_type, out.shape)],
                                   name=graph.unique_name(f"{node.name}/DequantizationMultiply"))
-        for use in consumers:
-            use.set_source(multiply.output() if use.node.type != "ShapeOf" else out)
+        redirect_consumers(consumers, multiply.output(), out)
         rename_for_result(node, multiply)
 
     def output_scale(self, node: Node, dq_a: Dequantization, dq_b: Dequantization,
