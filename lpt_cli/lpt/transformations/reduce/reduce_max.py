@@ -6,7 +6,7 @@ import numpy as np
 from ....ir import Node
 from ...dequantization.chain import Dequantization
 from .reduce_base import ReduceBaseTransformation
-from ..movement.move_dequantization import Refusal
+from ...engine.layer_checks import Refusal
 
 
 def negative_scale_refusal(dq: Dequantization) -> Refusal | None:

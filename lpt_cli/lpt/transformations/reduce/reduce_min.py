@@ -4,7 +4,7 @@ from __future__ import annotations
 from ....ir import Node
 from ...dequantization.chain import Dequantization
 from .reduce_base import ReduceBaseTransformation
-from ..movement.move_dequantization import Refusal
+from ...engine.layer_checks import Refusal
 from .reduce_max import negative_scale_refusal
 
 

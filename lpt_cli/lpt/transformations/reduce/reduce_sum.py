@@ -8,7 +8,7 @@ from ....ir import Node
 from ...surgery.channel_constants import set_zero_point
 from ...dequantization.chain import Dequantization
 from .reduce_base import ReduceBaseTransformation, reduced_axes
-from ..movement.move_dequantization import Refusal
+from ...engine.layer_checks import Refusal
 
 
 class ReduceSumTransformation(ReduceBaseTransformation):
