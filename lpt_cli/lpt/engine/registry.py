@@ -97,7 +97,7 @@ _MODULES = {name: module for step in (*STEPS, EXTRA) for name, module in step.pa
 def load(name: str) -> type[Transformation]:
     """The class implementing `name` (every known name has its module)."""
     module = importlib.import_module(f"{PACKAGE}.{_MODULES[name]}")
-    cls = getattr(module, name, None)
-    if cls is None or not issubclass(cls, Transformation):
+    cls: object = getattr(module, name, None)
+    if not (isinstance(cls, type) and issubclass(cls, Transformation)):
         raise ImportError(f"{module.__name__} does not define the transformation {name}")
     return cls
