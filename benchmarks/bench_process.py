@@ -92,8 +92,8 @@ def write_seconds(xml: Path, tmp: Path, repeat: int) -> tuple[float, float]:
     """(write_ir of the transformed graph, shutil.copyfile of the input .bin), best of `repeat`."""
     from lpt_cli.ir.reader import read_ir
     from lpt_cli.ir.writer import write_ir
-    from lpt_cli.lpt.config import load_config
-    from lpt_cli.lpt.pipeline import run_pipeline
+    from lpt_cli.lpt.engine.config import load_config
+    from lpt_cli.lpt.engine.pipeline import run_pipeline
 
     graph = read_ir(xml)
     run_pipeline(graph, load_config("cpu"))

@@ -73,8 +73,8 @@ def build(shape: str, blocks: int, path: Path) -> Path:
 def pipeline_cpu(xml: Path, repeat: int) -> tuple[int, float]:
     """(nodes read, CPU seconds of the fastest of `repeat` pipeline runs, each on a fresh read)."""
     from lpt_cli.ir.reader import read_ir
-    from lpt_cli.lpt.config import load_config
-    from lpt_cli.lpt.pipeline import run_pipeline
+    from lpt_cli.lpt.engine.config import load_config
+    from lpt_cli.lpt.engine.pipeline import run_pipeline
 
     config, best, nodes = load_config("cpu"), math.inf, 0
     for _ in range(repeat):

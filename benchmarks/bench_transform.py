@@ -115,7 +115,7 @@ class TransformTiming:
 def timed_pipeline(graph: Any, config: Any) -> list[tuple[str, float]]:
     """Runs the pipeline; seconds per step, cut at each `progress` call (the last step
     also holds graph.remove_dead; 'setup' is the topological check before the first step)."""
-    from lpt_cli.lpt.pipeline import run_pipeline
+    from lpt_cli.lpt.engine.pipeline import run_pipeline
 
     marks: list[tuple[str, float]] = [("setup", time.perf_counter())]
     run_pipeline(graph, config, progress=lambda step: marks.append((step, time.perf_counter())))
@@ -128,7 +128,7 @@ def transform_once(xml: Path, out: Path) -> TransformTiming:
     """read_ir + run_pipeline(cpu) + write_ir(runtime), as `lpt transform` does."""
     from lpt_cli.ir.reader import read_ir
     from lpt_cli.ir.writer import write_ir
-    from lpt_cli.lpt.config import load_config
+    from lpt_cli.lpt.engine.config import load_config
 
     t0 = time.perf_counter()
     graph = read_ir(xml)
@@ -235,8 +235,8 @@ def pipeline_seconds(xml: Path, repeat: int) -> tuple[int, float, float]:
     time of `repeat` (each on a fresh read). CPU time is what the verdict uses: other
     processes on the machine inflate wall time, not this process's CPU time."""
     from lpt_cli.ir.reader import read_ir
-    from lpt_cli.lpt.config import load_config
-    from lpt_cli.lpt.pipeline import run_pipeline
+    from lpt_cli.lpt.engine.config import load_config
+    from lpt_cli.lpt.engine.pipeline import run_pipeline
 
     config = load_config("cpu")
     nodes, best = 0, (math.inf, math.inf)
@@ -287,8 +287,8 @@ def profile_stats(xml: Path) -> tuple[int, dict[str, tuple[int, float]]]:
     import pstats
 
     from lpt_cli.ir.reader import read_ir
-    from lpt_cli.lpt.config import load_config
-    from lpt_cli.lpt.pipeline import run_pipeline
+    from lpt_cli.lpt.engine.config import load_config
+    from lpt_cli.lpt.engine.pipeline import run_pipeline
 
     graph, config = read_ir(xml), load_config("cpu")
     nodes, profiler = len(graph), cProfile.Profile()

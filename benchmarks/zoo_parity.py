@@ -32,8 +32,8 @@ sys.path.insert(0, str(ROOT))
 from fixtures import zoo
 from lpt_cli.ir.reader import read_ir
 from lpt_cli.ir.writer import write_ir
-from lpt_cli.lpt.config import load_config
-from lpt_cli.lpt.pipeline import run_pipeline
+from lpt_cli.lpt.engine.config import load_config
+from lpt_cli.lpt.engine.pipeline import run_pipeline
 from lpt_cli.reports.analyze import analyze
 from lpt_cli.reports.topology import (
     WEIGHTABLE,

@@ -24,8 +24,8 @@ from .errors import LptError
 from .ir import Graph
 from .ir.reader import read_ir
 from .ir.writer import DIALECTS, write_ir
-from .lpt.config import Config, load_config
-from .lpt.pipeline import PipelineResult, run_pipeline
+from .lpt.engine.config import Config, load_config
+from .lpt.engine.pipeline import PipelineResult, run_pipeline
 from .reports.analyze import Analysis, analyze
 from .reports.diff import Diff, diff_reports
 from .reports.model import Report
@@ -33,7 +33,7 @@ from .reports.model import Report
 if TYPE_CHECKING:
     import openvino
 
-    from .lpt.pipeline import Progress, StepHook
+    from .lpt.engine.pipeline import Progress, StepHook
 
 ModelLike = Union[str, "os.PathLike[str]", "openvino.Model"]
 ConfigLike = Union[str, "os.PathLike[str]", Config]

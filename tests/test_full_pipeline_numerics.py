@@ -12,8 +12,8 @@ import dataclasses
 import pytest
 
 from casekit.dsl import case_ids, load_case
-from lpt_cli.lpt.config import load_config
-from lpt_cli.lpt.pipeline import run_pipeline
+from lpt_cli.lpt.engine.config import load_config
+from lpt_cli.lpt.engine.pipeline import run_pipeline
 
 _WEIGHTS_ZERO_POINT = ("weights interval [-1.27, 1.28] at 255 levels needs a zero point of -0.498, which "
                        "LPT rounds to an integer (optimizeSubtract), i.e. drops")

@@ -62,7 +62,7 @@ def benchmark(model: Path, config_spec: str, device: str, fp32_model: Path | Non
     The spread is shown (min, median with its 95% confidence interval, p90): medians whose
     intervals overlap are not a measured difference. A progress bar goes to stderr.
     """
-    from ..lpt.config import load_config  # imported here: `lpt --help` loads no command's stack
+    from ..lpt.engine.config import load_config  # imported here: `lpt --help` loads no command's stack
     from ..reports.analyze import analyze, write_runtime_model
     from ..runtime.compile import compile_model
     from ..runtime.device import require_device

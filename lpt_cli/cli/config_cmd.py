@@ -14,7 +14,7 @@ def config_group() -> None:
 @config_group.command("list")
 def list_profiles() -> None:
     """The built-in profiles, one a line: its name, what it allows (and what `cpu` resolves to here)."""
-    from ..lpt import config as lpt_config  # imported here: `lpt --help` loads no command's stack
+    from ..lpt.engine import config as lpt_config  # imported here: `lpt --help` loads no command's stack
 
     width = max(map(len, PROFILE_NAMES))
     variant, why = lpt_config.cpu_variant(lpt_config.read_cpuinfo())
@@ -27,7 +27,7 @@ def list_profiles() -> None:
 @click.argument("name", type=click.Choice(PROFILE_NAMES))
 def show(name: str) -> None:
     """Print profile NAME as YAML (`cpu` prints the variant this machine resolves to)."""
-    from ..lpt import config as lpt_config  # imported here: `lpt --help` loads no command's stack
+    from ..lpt.engine import config as lpt_config  # imported here: `lpt --help` loads no command's stack
 
     if name == "cpu":
         variant, why = lpt_config.cpu_variant(lpt_config.read_cpuinfo())

@@ -22,8 +22,8 @@ if TYPE_CHECKING:
     from collections import Counter
 
     from ..ir.graph import Graph
-    from ..lpt.config import Config
-    from ..lpt.pipeline import PipelineResult, StepHook
+    from ..lpt.engine.config import Config
+    from ..lpt.engine.pipeline import PipelineResult, StepHook
 
 _EPILOG = """\b
 Examples:

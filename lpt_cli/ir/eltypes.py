@@ -112,4 +112,10 @@ i32 = _BY_NAME["i32"]
 i64 = _BY_NAME["i64"]
 boolean = _BY_NAME["boolean"]
 
+# The integer types LPT quantizes to (DataPrecision::isSupported).
 LOW_PRECISION = frozenset(_BY_NAME[n] for n in ("u8", "i8", "u16", "i16", "u32", "i32"))
+# What reports and the plugin's counters call low precision: integers of 16 bits or fewer
+# (4-bit weights count; a 32-bit integer is an index, not quantized data).
+REPORTED_LOW_PRECISION = frozenset(_BY_NAME[n] for n in ("u8", "i8", "u4", "i4", "u16", "i16"))
+# Weight types of a compressed (weights-only) model: what NNCF stores under a dequantization.
+COMPRESSED_WEIGHT_TYPES = frozenset(_BY_NAME[n] for n in ("u8", "i8", "u4", "i4", "nf4"))

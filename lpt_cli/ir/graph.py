@@ -345,11 +345,6 @@ class Graph:
         if node in self.results:
             self.results.remove(node)
 
-    def replace(self, old: Node, new: Node) -> None:
-        """Moves every consumer of `old`'s outputs to the same-index outputs of `new`."""
-        for i, out in enumerate(old.outputs):
-            out.replace_all_uses_with(new.outputs[i])
-
     def remove_dead(self) -> int:
         """Deletes nodes whose values reach no Result or sink; returns how many went."""
         alive = set()

@@ -16,18 +16,13 @@ from dataclasses import dataclass, replace
 from .constant import ConstantData
 from .eltypes import ElementType, f32
 from .graph import Graph, Node, Output
+from .op_facts import Fact, ops_with
 
 # Ops that take any type and give their own; never relaxed.
 _UNTOUCHED = frozenset({"Parameter", "Constant", "Convert", "ShapeOf", "ReadValue", "Result", "Assign",
                         "TensorIterator", "Loop", "If"})
 # Ops whose result on integers equals the float result on the same values.
-_DATA_MOVEMENT = frozenset({
-    "MaxPool", "Concat", "Reshape", "Transpose", "Squeeze", "Unsqueeze", "Gather", "GatherElements",
-    "GatherND", "StridedSlice", "Slice", "Split", "VariadicSplit", "DepthToSpace", "SpaceToDepth",
-    "ShuffleChannels", "BatchToSpace", "SpaceToBatch", "Broadcast", "Tile", "Pad", "ReduceMax",
-    "ReduceMin", "Maximum", "Minimum", "Relu", "Select", "Roll", "ReverseSequence", "ScatterUpdate",
-    "ScatterNDUpdate", "ScatterElementsUpdate", "Identity",
-})
+_DATA_MOVEMENT = ops_with(Fact.INTEGER_EXACT)
 # Inputs carrying shapes, axes, indices or conditions rather than the op's data.
 _AUX_INPUTS: dict[str, frozenset[int]] = {op: frozenset(ports) for op, ports in {
     "Reshape": (1,), "Squeeze": (1,), "Unsqueeze": (1,), "Transpose": (1,), "Tile": (1,),

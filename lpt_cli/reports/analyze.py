@@ -15,8 +15,8 @@ from ..ir.provenance import transformed_by_lpt
 from ..ir.legalize import copy_graph
 from ..ir.reader import read_ir
 from ..ir.writer import write_ir
-from ..lpt.config import Config, cpu_variant, read_cpuinfo
-from ..lpt.pipeline import PipelineResult, run_pipeline
+from ..lpt.engine.config import Config, cpu_variant, read_cpuinfo
+from ..lpt.engine.pipeline import PipelineResult, run_pipeline
 from .classify import build_report
 from .macs import LayerShapes
 from .model import Report

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..ir import Graph
-from ..lpt.pipeline import PipelineResult
+from ..lpt.engine.pipeline import PipelineResult
 from .model import SCHEMA_VERSION, Report
 from .topology import layer_operands, layers
 

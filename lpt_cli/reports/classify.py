@@ -5,10 +5,10 @@ from collections import Counter
 from collections.abc import Mapping
 
 from ..ir import Graph, Node
-from ..lpt.config import Config
-from ..lpt.pipeline import PipelineResult
-from ..lpt.plugin import is_function_quantized
-from ..lpt.transformation import Decision
+from ..lpt.engine.config import Config
+from ..lpt.engine.pipeline import PipelineResult
+from ..lpt.common_optimizations import is_function_quantized
+from ..lpt.engine.transformation import Decision
 from .compression import weight_compressed_layers
 from .macs import LayerShapes, layer_macs
 from .model import LOW, NOT_QUANTIZED, ORIGINAL, REMOVED, STATUSES, LayerRow, Reason, Report, Summary
@@ -107,7 +107,7 @@ def summarize(rows: tuple[LayerRow, ...], before: Graph, after: Graph, result: P
         fake_quantize_left=sum(1 for n in after.nodes.values()
                                if n.type == "FakeQuantize" and not runs_low(n)),
         reasons=dict(Counter(r.reason.code for r in rows if r.reason is not None)),
-        applied=dict(result.applied), unimplemented=tuple(result.unimplemented),
+        applied=dict(result.applied),
         weight_compressed=dict(Counter(weight_compressed_layers(before, not result.not_quantized
                                                                 and is_function_quantized(before)).values())),
         macs_per_position=not static_shapes and any(_dynamic(node) for node in layers(before)

@@ -8,9 +8,9 @@ report says so instead of a bare "0 % in low precision".
 from __future__ import annotations
 
 from ..ir import Graph, Node
+from ..ir.eltypes import COMPRESSED_WEIGHT_TYPES
 from .topology import WEIGHTABLE
 
-COMPRESSED = frozenset({"u8", "i8", "u4", "i4", "nf4"})
 _DECOMPRESSION = ("Reshape", "Multiply", "Subtract", "Convert")
 
 
@@ -26,8 +26,8 @@ def compressed_weights_type(layer: Node) -> str | None:
         node = node.input_node(0)
     if not seen_convert or node.type != "Constant":
         return None
-    name = node.output().element_type.name
-    return name if name in COMPRESSED else None
+    etype = node.output().element_type
+    return etype.name if etype in COMPRESSED_WEIGHT_TYPES else None
 
 
 def weight_compressed_layers(graph: Graph, quantized: bool) -> dict[str, str]:

@@ -14,14 +14,17 @@ from .topology import is_low
 
 
 @dataclass(frozen=True)
-class Dequantization:
+class DequantizationSummary:
+    """What a report needs of a dequantization found in a graph (lpt's own model of the chain,
+    with its nodes and constants, is lpt/dequantization/chain.Dequantization)."""
+
     precision: ElementType  # the integer type being dequantized
     subtract: bool  # has a zero point
     per_channel: bool  # the scale has more than one value
     constant: bool  # the scale (and zero point) are constants
 
 
-def find_dequantization(value: Output, *, weights: bool = False) -> Dequantization | None:
+def find_dequantization(value: Output, *, weights: bool = False) -> DequantizationSummary | None:
     """The dequantization producing `value`, if `value` is the output of one.
 
     As in OpenVINO's FakeQuantizeDequantization every part is optional: a type-relaxed
@@ -35,12 +38,12 @@ def find_dequantization(value: Output, *, weights: bool = False) -> Dequantizati
             if found is not None:
                 precision, subtract, zp_constant = found
                 scale_value = node.inputs[scale].source
-                return Dequantization(precision, subtract, _count(scale_value) > 1,
+                return DequantizationSummary(precision, subtract, _count(scale_value) > 1,
                                       zp_constant and _is_constant(scale_value))
     if node.type in ("Subtract", "Convert"):
         found = _integer_source(value, weights)
         if found is not None:
-            return Dequantization(found[0], found[1], False, found[2])
+            return DequantizationSummary(found[0], found[1], False, found[2])
     return None
 
 

@@ -62,7 +62,6 @@ class Summary:
     fake_quantize_left: int
     reasons: dict[str, int]
     applied: dict[str, int] = field(default_factory=dict)
-    unimplemented: tuple[str, ...] = ()
     weight_compressed: dict[str, int] = field(default_factory=dict)  # weights type -> layers
     macs_per_position: bool = False  # dynamic dimensions counted as 1 in the MACs
 
@@ -77,5 +76,5 @@ class Report:
         """The JSON document (see report.schema.json)."""
         layers = [row.to_dict() for row in self.layers]
         summary = asdict(self.summary)
-        summary["unimplemented"] = list(self.summary.unimplemented)
+        summary["unimplemented"] = []  # schema 1 keeps the key; lpt implements every name it knows
         return {"schema_version": SCHEMA_VERSION, "model": self.model, "summary": summary, "layers": layers}

@@ -11,35 +11,19 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 from ..ir import Node
-from ..lpt import registry
-from ..lpt.config import Config
-from ..lpt.transformation import Decision
-from .dequantization import Dequantization, find_dequantization
+from ..lpt.engine import registry
+from ..lpt.engine.config import Config
+from ..lpt.engine.transformation import Decision
+from .dequantization import DequantizationSummary, find_dequantization
 from .model import Reason
 from .topology import WEIGHTABLE, data_inputs, find_twin, is_low, quantizer_upstream
 
-# OpenVINO class names that do not read as "<op type>Transformation".
-_OP_OF = {"MultiplyPartialTransformation": "Multiply", "FakeQuantizeDecompositionTransformation": "FakeQuantize"}
 _ASYMMETRY_CHECKED = frozenset({"Convolution", "GroupConvolution", "ConvolutionBackpropData"})
 
 
 @lru_cache(maxsize=None)
 def _op_types(name: str) -> tuple[str, ...]:
-    try:
-        cls = registry.load(name)
-    except ImportError:
-        cls = None
-    if cls is not None and cls.op_types:
-        return tuple(cls.op_types)
-    return (_OP_OF.get(name, name.removesuffix("Transformation")),)
-
-
-@lru_cache(maxsize=None)
-def _implemented(name: str) -> bool:
-    try:
-        return registry.load(name) is not None
-    except ImportError:
-        return False
+    return tuple(registry.load(name).op_types)
 
 
 def handlers(op_type: str) -> list[str]:
@@ -71,9 +55,6 @@ def explain(original: Node, after: Node, now: Mapping[str, Node], decisions: Map
     enabled = [n for n in names if config.enabled(n)]
     if not enabled:
         return Reason("transformation_disabled", f"{', '.join(names)} disabled by config {config.name}", names[0])
-    if not any(_implemented(n) for n in enabled):
-        return Reason("transformation_not_implemented", f"lpt does not implement {', '.join(enabled)} yet",
-                      enabled[0])
     if original.type == "FakeQuantize":
         unsupported = _unsupported_consumers(original)
         if unsupported:
@@ -90,7 +71,7 @@ def _unsupported_consumers(node: Node) -> list[str]:
     for consumer in node.consumers():
         names = handlers(consumer.type)
         classes = [registry.load(n) for n in names]
-        if names and any(c is None or c.op_versions is None or consumer.version in c.op_versions for c in classes):
+        if names and any(c.op_versions is None or consumer.version in c.op_versions for c in classes):
             continue
         found.append(f"{consumer.type}-{consumer.version.removeprefix('opset')}")
     return found
@@ -112,7 +93,7 @@ def _from_dequantization(original: Node, after: Node, now: Mapping[str, Node],
     return Reason("transformation_declined", f"{name} matched a dequantization but left the layer as is", name)
 
 
-def _restriction(op_type: str, found: Mapping[int, Dequantization], config: Config) -> tuple[str, str] | None:
+def _restriction(op_type: str, found: Mapping[int, DequantizationSummary], config: Config) -> tuple[str, str] | None:
     for rule in config.precision_restrictions:
         if rule.op != op_type:
             continue

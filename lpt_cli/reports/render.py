@@ -75,8 +75,6 @@ def summary_lines(s: Summary) -> list[str]:
                      f"keep compressed weights ({kinds}) for the plugin's kernels; activations stay float")
     if s.reasons:
         lines.append("reasons: " + ", ".join(f"{k} {v}" for k, v in sorted(s.reasons.items())))
-    if s.unimplemented:
-        lines.append(f"not implemented in lpt (skipped): {', '.join(s.unimplemented)}")
     return lines
 
 

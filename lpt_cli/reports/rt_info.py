@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..ir import Input, Node, Output
-from ..lpt import attributes as attr
-from ..lpt.folding import DISABLE_CONSTANT_FOLDING
+from ..lpt.dequantization import attributes as attr
+from ..lpt.surgery.constants import DISABLE_CONSTANT_FOLDING
 
 _NAMES = {
     attr.PRECISIONS: "LowPrecision::Precisions",

@@ -18,11 +18,11 @@ from xml.sax.saxutils import escape
 
 from ..errors import LptError
 from ..ir import Graph, Node, Output
+from ..ir.eltypes import REPORTED_LOW_PRECISION
 from .analyze import Analysis
 from .model import LayerRow
 from .chain import find_layer, require_layer
 from .layout import layering, order_rows
-from .topology import LOW_PRECISION
 
 UPSTREAM, DOWNSTREAM, MAX_NODES = 4, 3, 48
 BOX_W, BOX_H, GAP_X, GAP_Y, MARGIN, TITLE_H = 176, 50, 22, 46, 24, 84
@@ -32,7 +32,7 @@ _MARKERS = {LOW_COLOUR: "arrow-low", FLOAT_COLOUR: "arrow-float", OTHER_COLOUR: 
 
 
 def precision_colour(value: Output) -> str:
-    if value.element_type in LOW_PRECISION:
+    if value.element_type in REPORTED_LOW_PRECISION:
         return LOW_COLOUR
     return FLOAT_COLOUR if value.element_type.name in _FLOATS else OTHER_COLOUR
 

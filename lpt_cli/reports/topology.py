@@ -9,17 +9,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..ir import Graph, Node, Output
-from ..ir.eltypes import element_type
+from ..ir.eltypes import REPORTED_LOW_PRECISION
+from ..ir.op_facts import Fact, ops_with
 
-WEIGHTABLE = frozenset({"Convolution", "GroupConvolution", "ConvolutionBackpropData", "MatMul"})
-LOW_PRECISION = frozenset(element_type(n) for n in ("u8", "i8", "u4", "i4", "u16", "i16"))
+WEIGHTABLE = ops_with(Fact.WEIGHTED)
 _NOT_LAYERS = frozenset({"Parameter", "Constant", "Result"})
 # Ops through which a quantized tensor stays quantized (values are moved or selected).
-_TRANSPARENT = frozenset({
-    "MaxPool", "Reshape", "Transpose", "Squeeze", "Unsqueeze", "Concat", "StridedSlice", "Slice",
-    "Split", "VariadicSplit", "DepthToSpace", "SpaceToDepth", "ShuffleChannels", "BatchToSpace",
-    "SpaceToBatch", "Gather", "Pad", "Broadcast", "Tile", "Relu", "ReduceMax", "ReduceMin",
-})
+_TRANSPARENT = ops_with(Fact.KEEPS_QUANTIZED)
 # Ops that (with a constant operand) form a dequantization: Convert -> Subtract -> Multiply.
 _DEQUANTIZATION = frozenset({"Convert", "Subtract", "Multiply"})
 
@@ -49,7 +45,7 @@ def data_inputs(node: Node) -> list[Output]:
 
 
 def is_low(value: Output) -> bool:
-    return value.element_type in LOW_PRECISION
+    return value.element_type in REPORTED_LOW_PRECISION
 
 
 def layer_operands(node: Node) -> list[Output]:

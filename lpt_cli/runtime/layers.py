@@ -10,9 +10,10 @@ from dataclasses import dataclass
 
 import openvino as ov
 
+from ..ir.eltypes import REPORTED_LOW_PRECISION
 from ..text import table_lines, terminal_width
 
-_LOW = frozenset({"u8", "i8", "u4", "i4", "u16", "i16"})
+_LOW = frozenset(t.name for t in REPORTED_LOW_PRECISION)
 _NOT_KERNELS = frozenset({"Reorder", "Const", "Input", "Output"})
 
 

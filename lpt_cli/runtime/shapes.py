@@ -11,9 +11,10 @@ from pathlib import Path
 import openvino as ov
 
 from ..errors import LptError
+from ..ir.op_facts import Fact, ops_with
 from .inputs import Shapes
 
-WEIGHTABLE = frozenset({"Convolution", "GroupConvolution", "ConvolutionBackpropData", "MatMul"})
+WEIGHTABLE = ops_with(Fact.WEIGHTED)
 LayerShapes = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
 
 

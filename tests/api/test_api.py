@@ -15,7 +15,7 @@ from click.testing import CliRunner
 import lpt_cli
 from lpt_cli.cli.main import main
 from lpt_cli.errors import LptError
-from lpt_cli.lpt.config import load_config
+from lpt_cli.lpt.engine.config import load_config
 from lpt_cli.reports.model import LOW, LayerRow, Report
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "models"

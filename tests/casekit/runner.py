@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from lpt_cli.ir.graph import Graph
-from lpt_cli.lpt.config import config_from_dict
-from lpt_cli.lpt.pipeline import run_pipeline
+from lpt_cli.lpt.engine.config import config_from_dict
+from lpt_cli.lpt.engine.pipeline import run_pipeline
 
 from .compare import compare
 from .dsl import Case, load_case

@@ -231,7 +231,7 @@ def test_config_list_says_what_each_profile_allows() -> None:
 
 
 def test_cpu_resolution_says_why_without_claiming_vnni() -> None:
-    from lpt_cli.lpt.config import cpu_variant
+    from lpt_cli.lpt.engine.config import cpu_variant
 
     variant, why = cpu_variant("flags\t: fpu avx2\n")
     assert variant == "cpu-vnni"

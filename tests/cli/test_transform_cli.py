@@ -180,7 +180,7 @@ def test_help_teaches_with_examples() -> None:
 
 
 def test_internal_error_in_a_pass_names_the_pass_and_layer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from lpt_cli.lpt.transformations.add import AddTransformation
+    from lpt_cli.lpt.transformations.eltwise.add import AddTransformation
 
     def explode(self: object, node: object) -> bool:
         raise KeyError("scale")

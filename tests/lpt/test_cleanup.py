@@ -7,12 +7,12 @@ import pytest
 
 from lpt_cli.ir import Graph, Node, Output
 from lpt_cli.ir.eltypes import ElementType, f16, f32, i8, u8
-from lpt_cli.lpt import attributes
-from lpt_cli.lpt.config import config_from_dict
-from lpt_cli.lpt.pipeline import run_pipeline
-from lpt_cli.lpt.transformation import Context
-from lpt_cli.lpt.transformations.fuse_multiply_to_fake_quantize import FuseMultiplyToFakeQuantizeTransformation
-from lpt_cli.lpt.transformations.fold_fake_quantize import is_constant_path
+from lpt_cli.lpt.dequantization import attributes
+from lpt_cli.lpt.engine.config import config_from_dict
+from lpt_cli.lpt.engine.pipeline import run_pipeline
+from lpt_cli.lpt.engine.transformation import Context
+from lpt_cli.lpt.transformations.cleanup.fuse_multiply_to_fake_quantize import FuseMultiplyToFakeQuantizeTransformation
+from lpt_cli.lpt.transformations.fake_quantize.fold_fake_quantize import is_constant_path
 
 from .fq_graphs import fake_quantize, parameter, result
 

@@ -1,14 +1,14 @@
-"""The plugin's optimizations before LPT (lpt_cli/lpt/plugin): what each sub-pass changes."""
+"""The plugin's optimizations before LPT (lpt_cli/lpt/common_optimizations): what each sub-pass changes."""
 from __future__ import annotations
 
 import numpy as np
 
 from lpt_cli.ir import Graph, Output
-from lpt_cli.lpt.folding import DISABLE_CONSTANT_FOLDING
-from lpt_cli.lpt.plugin import is_function_quantized, run_common_optimizations
-from lpt_cli.lpt.plugin.constant_folding import fold_constants
-from lpt_cli.lpt.plugin.mark_dequantization import mark_dequantization
-from lpt_cli.lpt.plugin.shape_folding import fold_shape_subgraphs
+from lpt_cli.lpt.surgery.constants import DISABLE_CONSTANT_FOLDING
+from lpt_cli.lpt.common_optimizations import is_function_quantized, run_common_optimizations
+from lpt_cli.lpt.common_optimizations.constant_folding import fold_constants
+from lpt_cli.lpt.common_optimizations.mark_dequantization import mark_dequantization
+from lpt_cli.lpt.common_optimizations.shape_folding import fold_shape_subgraphs
 
 
 def parameter(g: Graph, shape: tuple[int, ...], etype: str = "f32") -> Output:
@@ -107,9 +107,9 @@ def _mvn(g: Graph, shape: tuple[int, ...], axes: list[int]) -> None:
 def test_mvn_the_cpu_kernel_cannot_run_is_left_to_the_plugin() -> None:
     """LayerNorm over the last axis of a 4-D tensor (ConvNeXt, Swin): the plugin decomposes it
     before LPT, so no dequantization moves through it; over the last axis of 3-D (BERT) it stays."""
-    from lpt_cli.lpt.config import config_from_dict
-    from lpt_cli.lpt.pipeline import run_pipeline
-    from lpt_cli.lpt.plugin.mvn import DECOMPOSED_BY_PLUGIN, cpu_runs_mvn, mark_mvn_decomposition
+    from lpt_cli.lpt.engine.config import config_from_dict
+    from lpt_cli.lpt.engine.pipeline import run_pipeline
+    from lpt_cli.lpt.common_optimizations.mvn import DECOMPOSED_BY_PLUGIN, cpu_runs_mvn, mark_mvn_decomposition
 
     for shape, axes, runs in (((1, 8, 8, 16), [-1], False), ((1, 8, 16), [-1], True), ((1, 16, 8, 8), [2, 3], True),
                               ((1, 16, 8, 8), [1, 2, 3], True), ((1, 16, 8, 8), [1], False)):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from lpt_cli.ir.eltypes import f16, i8, u8
-from lpt_cli.lpt.config import ConfigError, config_from_dict, cpu_variant, load_config, resolve_profile
+from lpt_cli.lpt.engine.config import ConfigError, config_from_dict, cpu_variant, load_config, resolve_profile
 
 
 def test_empty_config_is_library_defaults():
@@ -98,8 +98,8 @@ def test_config_show_prints_a_profile_that_loads_back(tmp_path):
 
 
 def test_known_ops_cover_every_transformation_root():
-    from lpt_cli.lpt import registry
-    from lpt_cli.lpt.config import KNOWN_OPS
+    from lpt_cli.lpt.engine import registry
+    from lpt_cli.lpt.engine.config import KNOWN_OPS
 
     roots = {op for name in registry.KNOWN_NAMES if (cls := registry.load(name)) for op in cls.op_types}
     assert roots <= KNOWN_OPS

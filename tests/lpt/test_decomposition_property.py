@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from lpt_cli.ir import Graph
 from lpt_cli.ir.eltypes import f32, i8, u8
-from lpt_cli.lpt.fake_quantize_math import decompose_fake_quantize, evaluate_fake_quantize
+from lpt_cli.lpt.dequantization.fake_quantize_math import decompose_fake_quantize, evaluate_fake_quantize
 
 _bound = st.floats(min_value=-50.0, max_value=50.0, allow_nan=False, width=32)
 

@@ -6,9 +6,9 @@ import pytest
 
 from lpt_cli.ir import Graph, Node, Output
 from lpt_cli.ir.shapes import broadcast_shapes
-from lpt_cli.lpt.config import config_from_dict
-from lpt_cli.lpt.eltwise import full_branch_index, is_broadcasted
-from lpt_cli.lpt.pipeline import run_pipeline
+from lpt_cli.lpt.engine.config import config_from_dict
+from lpt_cli.lpt.transformations.eltwise.eltwise_base import full_branch_index, is_broadcasted
+from lpt_cli.lpt.engine.pipeline import run_pipeline
 
 SHAPE = (1, 3, 4, 4)
 

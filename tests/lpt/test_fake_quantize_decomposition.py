@@ -6,10 +6,10 @@ import pytest
 
 from lpt_cli.ir import Graph
 from lpt_cli.ir.eltypes import f32, i8, u8
-from lpt_cli.lpt.config import config_from_dict
-from lpt_cli.lpt.fake_quantize_math import calculate_levels, evaluate_fake_quantize
-from lpt_cli.lpt.pipeline import run_pipeline
-from lpt_cli.lpt.precision import get_precision_details, max_value, min_value
+from lpt_cli.lpt.engine.config import config_from_dict
+from lpt_cli.lpt.dequantization.fake_quantize_math import calculate_levels, evaluate_fake_quantize
+from lpt_cli.lpt.engine.pipeline import run_pipeline
+from lpt_cli.lpt.dequantization.precision import get_precision_details, max_value, min_value
 
 from .fq_graphs import fake_quantize, parameter, result
 

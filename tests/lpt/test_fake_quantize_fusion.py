@@ -6,8 +6,8 @@ import pytest
 
 from lpt_cli.ir import Graph
 from lpt_cli.ir.eltypes import f32
-from lpt_cli.lpt.config import config_from_dict
-from lpt_cli.lpt.pipeline import run_pipeline
+from lpt_cli.lpt.engine.config import config_from_dict
+from lpt_cli.lpt.engine.pipeline import run_pipeline
 
 from .fq_graphs import fake_quantize, parameter, result
 

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from lpt_cli.ir import Graph
 from lpt_cli.ir.eltypes import f32, i8, u8
-from lpt_cli.lpt.attributes import (PRECISIONS, QUANTIZATION_GRANULARITY, intervals_alignment, is_bias,
+from lpt_cli.lpt.dequantization.attributes import (PRECISIONS, QUANTIZATION_GRANULARITY, intervals_alignment, is_bias,
                                     is_precision_preserved, precisions_of, quantization_alignment)
-from lpt_cli.lpt.config import config_from_dict
+from lpt_cli.lpt.engine.config import config_from_dict
 from lpt_cli.lpt.markup import run_markup
 
 from .fq_graphs import fake_quantize, parameter, result, unary

@@ -6,8 +6,8 @@ import pytest
 
 from lpt_cli.ir import Graph, Node, Output
 from lpt_cli.ir.shapes import broadcast_shapes
-from lpt_cli.lpt.config import config_from_dict
-from lpt_cli.lpt.pipeline import run_pipeline
+from lpt_cli.lpt.engine.config import config_from_dict
+from lpt_cli.lpt.engine.pipeline import run_pipeline
 
 
 def dequantized(graph: Graph, shape: tuple[int, ...], scale, zero_point=None, etype: str = "u8") -> Output:
@@ -273,7 +273,7 @@ def _max_pool(graph: Graph, version: str, rounding: str, indices_used: bool) -> 
 ])
 def test_max_pool_moves_dequantization_only_as_the_plugin_downgrades_it(version, rounding, indices_used, moves):
     """MaxPool-14/-8 reach LPT as MaxPool-1 only through the plugin's common optimizations."""
-    from lpt_cli.lpt.plugin import run_common_optimizations
+    from lpt_cli.lpt.common_optimizations import run_common_optimizations
 
     alone = Graph()
     _max_pool(alone, version, rounding, indices_used)
@@ -288,3 +288,18 @@ def test_max_pool_moves_dequantization_only_as_the_plugin_downgrades_it(version,
     assert (pool.input_node(0).type != "Multiply") is moves
     if moves:
         assert pool.version == "opset1" and len(pool.outputs) == 1 and "dilations" not in pool.attrs
+
+
+@pytest.mark.parametrize(("op_type", "name"), [("Relu", "ReluTransformation"), ("MaxPool", "MaxPoolTransformation")])
+def test_a_shape_of_consumer_keeps_reading_the_ops_own_output(op_type, name):
+    g = Graph()
+    x = dequantized(g, (1, 3, 4, 4), 0.1)
+    attrs = ({"strides": "1, 1", "pads_begin": "0, 0", "pads_end": "0, 0", "kernel": "1, 1",
+              "rounding_type": "floor", "auto_pad": "explicit"} if op_type == "MaxPool" else {})
+    node = op(g, op_type, [x], (1, 3, 4, 4), attrs, version="opset1")
+    shape_of = g.add_node("ShapeOf", [node.output()], outputs=[("i64", (4,))])
+    g.add_node("Result", [shape_of.output()])
+    run(g, name)
+    assert shape_of.input_node(0) is node
+    data_result = next(r for r in g.results if r.input_node(0) is not shape_of)
+    assert data_result.input_node(0).type == "Multiply"

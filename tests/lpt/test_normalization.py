@@ -6,8 +6,8 @@ import pytest
 
 from lpt_cli.ir import Graph, Node, Output
 from lpt_cli.ir.eltypes import ElementType, f16, f32, i64, u8
-from lpt_cli.lpt.config import config_from_dict
-from lpt_cli.lpt.pipeline import run_pipeline
+from lpt_cli.lpt.engine.config import config_from_dict
+from lpt_cli.lpt.engine.pipeline import run_pipeline
 
 SHAPE = (1, 2, 4, 4)
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from lpt_cli.ir import Graph
 from lpt_cli.ir.eltypes import f32
-from lpt_cli.lpt.ordering import ordered_ops
+from lpt_cli.lpt.engine.ordering import ordered_ops
 
 from .fq_graphs import parameter, result, unary
 

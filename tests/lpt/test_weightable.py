@@ -7,14 +7,14 @@ import pytest
 
 from lpt_cli.ir import Graph, Node, Output
 from lpt_cli.ir.eltypes import ElementType, f32, i8, u8
-from lpt_cli.lpt.config import config_from_dict
-from lpt_cli.lpt.dequantization_rewrites import optimize_multiplies_after, optimize_subtract
-from lpt_cli.lpt.transformation import Context
-from lpt_cli.lpt.transformations.convolution import ConvolutionTransformation
-from lpt_cli.lpt.transformations.convolution_backprop_data import ConvolutionBackpropDataTransformation
-from lpt_cli.lpt.transformations.group_convolution import GroupConvolutionTransformation
-from lpt_cli.lpt.transformations.mat_mul import MatMulTransformation
-from lpt_cli.lpt.weightable import is_asymmetric_on_weights
+from lpt_cli.lpt.engine.config import config_from_dict
+from lpt_cli.lpt.surgery.rewrites import optimize_multiplies_after, optimize_subtract
+from lpt_cli.lpt.engine.transformation import Context
+from lpt_cli.lpt.transformations.weightable.convolution import ConvolutionTransformation
+from lpt_cli.lpt.transformations.weightable.convolution_backprop_data import ConvolutionBackpropDataTransformation
+from lpt_cli.lpt.transformations.weightable.group_convolution import GroupConvolutionTransformation
+from lpt_cli.lpt.transformations.weightable.mat_mul import MatMulTransformation
+from lpt_cli.lpt.transformations.weightable.weightable_layer import is_asymmetric_on_weights
 
 CONV_ATTRS = {"strides": "1, 1", "pads_begin": "0, 0", "pads_end": "0, 0", "dilations": "1, 1",
               "auto_pad": "explicit"}

@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from graphs import declined, lowered, original, untouched
-from lpt_cli.lpt.config import config_from_dict
-from lpt_cli.lpt.pipeline import PipelineResult
-from lpt_cli.lpt.transformation import Decision
+from lpt_cli.lpt.engine.config import config_from_dict
+from lpt_cli.lpt.engine.pipeline import PipelineResult
+from lpt_cli.lpt.engine.transformation import Decision
 from lpt_cli.reports.classify import build_report
 from lpt_cli.reports.model import LOW, NOT_QUANTIZED, ORIGINAL, REMOVED
 from lpt_cli.reports.render import render
@@ -63,8 +63,6 @@ def test_quantized_op_without_transformation_is_not_supported():
 def test_fq_left_in_float_means_no_dequantization_upstream():
     config = config_from_dict({})
     r = rows(report(untouched(), config))["conv"]
-    if r.reason.code == "transformation_not_implemented":
-        pytest.skip("ConvolutionTransformation is not implemented yet")
     assert r.reason.code == "no_dequantization_upstream"
     assert "'fq'" in r.reason.detail
 
@@ -81,8 +79,6 @@ def test_fq_left_in_float_means_no_dequantization_upstream():
 ])
 def test_reason_inferred_from_dequantization_and_config(after, config, code):
     r = rows(report(after(), config_from_dict(config)))["conv"]
-    if r.reason.code == "transformation_not_implemented":
-        pytest.skip("ConvolutionTransformation is not implemented yet")
     assert (r.status, r.reason.code) == (ORIGINAL, code)
 
 
@@ -126,6 +122,4 @@ def test_type_relaxed_subtract_counts_as_a_dequantization():
     relaxed = after.add_node("Subtract", [sub_input, zp], outputs=[("f32", sub_input.shape)], name="relaxed")
     multiply.set_input(0, relaxed.outputs[0])
     r = rows(report(after, config_from_dict({"asymmetric_quantization": False})))["conv"]
-    if r.reason.code == "transformation_not_implemented":
-        pytest.skip("ConvolutionTransformation is not implemented yet")
     assert r.reason.code == "asymmetric_not_allowed"

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from graphs import lowered, original
-from lpt_cli.lpt.config import config_from_dict
-from lpt_cli.lpt.pipeline import PipelineResult
+from lpt_cli.lpt.engine.config import config_from_dict
+from lpt_cli.lpt.engine.pipeline import PipelineResult
 from lpt_cli.reports.classify import build_report
 from lpt_cli.reports.compare import Observed, compare, comparison_dict, format_comparison
 from schema_check import SCHEMA, check

@@ -6,8 +6,8 @@ import pytest
 
 from lpt_cli.ir import Graph, Output
 from lpt_cli.ir.legalize import copy_graph
-from lpt_cli.lpt.config import load_config
-from lpt_cli.lpt.pipeline import run_pipeline
+from lpt_cli.lpt.engine.config import load_config
+from lpt_cli.lpt.engine.pipeline import run_pipeline
 from lpt_cli.reports.classify import build_report
 from lpt_cli.reports.render import render
 

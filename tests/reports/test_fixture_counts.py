@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from lpt_cli.cli.main import LptGroup
 from lpt_cli.cli.report_cmd import report
-from lpt_cli.lpt.config import load_config
+from lpt_cli.lpt.engine.config import load_config
 from lpt_cli.reports.analyze import analyze
 from lpt_cli.reports.model import ORIGINAL
 from lpt_cli.reports.topology import WEIGHTABLE

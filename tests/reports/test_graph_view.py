@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lpt_cli.lpt.config import load_config
+from lpt_cli.lpt.engine.config import load_config
 from lpt_cli.reports.analyze import analyze
 from lpt_cli.reports.graph_view import BOX_H, BOX_W, graph_view
 

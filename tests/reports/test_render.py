@@ -6,8 +6,8 @@ import io
 import json
 
 from graphs import declined, original
-from lpt_cli.lpt.config import config_from_dict
-from lpt_cli.lpt.pipeline import PipelineResult
+from lpt_cli.lpt.engine.config import config_from_dict
+from lpt_cli.lpt.engine.pipeline import PipelineResult
 from lpt_cli.reports.classify import build_report
 from lpt_cli.reports.render import CSV_COLUMNS, render
 from schema_check import SCHEMA, check

@@ -7,7 +7,7 @@ from lxml import etree
 from lpt_cli.ir import Graph
 from lpt_cli.ir.eltypes import i8, u8
 from lpt_cli.ir.writer import write_ir
-from lpt_cli.lpt import attributes as attr
+from lpt_cli.lpt.dequantization import attributes as attr
 from lpt_cli.reports.rt_info import markup_rt_info
 
 

@@ -6,8 +6,8 @@ import pytest
 
 from lpt_cli.ir import Graph
 from lpt_cli.ir.legalize import copy_graph
-from lpt_cli.lpt.config import load_config
-from lpt_cli.lpt.pipeline import run_pipeline
+from lpt_cli.lpt.engine.config import load_config
+from lpt_cli.lpt.engine.pipeline import run_pipeline
 from lpt_cli.reports.classify import build_report
 
 POOL = {"strides": "2, 2", "dilations": "1, 1", "pads_begin": "0, 0", "pads_end": "0, 0", "kernel": "2, 2",

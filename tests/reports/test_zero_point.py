@@ -10,8 +10,8 @@ import pytest
 
 from graphs import ACT, conv, fake_quantize, finish, original
 from lpt_cli.ir import Graph, Output
-from lpt_cli.lpt.config import config_from_dict
-from lpt_cli.lpt.pipeline import PipelineResult
+from lpt_cli.lpt.engine.config import config_from_dict
+from lpt_cli.lpt.engine.pipeline import PipelineResult
 from lpt_cli.reports.classify import build_report
 from lpt_cli.reports.model import LOW, ORIGINAL
 

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from lpt_cli.cli.main import main
-from lpt_cli.lpt.config import MAX_CONFIG_BYTES
+from lpt_cli.lpt.engine.config import MAX_CONFIG_BYTES
 
 MISSING_MODEL = "never-read.xml"  # a bad config must fail before the model is looked at
 
@@ -74,7 +74,7 @@ def test_config_that_is_not_a_file(tmp_path: Path) -> None:
 
 
 def test_profiles_and_valid_configs_still_load(tmp_path: Path) -> None:
-    from lpt_cli.lpt.config import PROFILE_NAMES, load_config
+    from lpt_cli.lpt.engine.config import PROFILE_NAMES, load_config
 
     for name in PROFILE_NAMES:
         load_config(name)

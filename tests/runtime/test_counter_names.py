@@ -13,8 +13,8 @@ import pytest
 
 from lpt_cli.ir.reader import read_ir
 from lpt_cli.ir.writer import write_ir
-from lpt_cli.lpt.config import load_config
-from lpt_cli.lpt.pipeline import run_pipeline
+from lpt_cli.lpt.engine.config import load_config
+from lpt_cli.lpt.engine.pipeline import run_pipeline
 from lpt_cli.runtime.oracle import plugin_run
 from lpt_cli.runtime.parity import WEIGHTABLE_KERNELS
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from lpt_cli.lpt.config import cpu_variant, read_cpuinfo
+from lpt_cli.lpt.engine.config import cpu_variant, read_cpuinfo
 
 ROOT = Path(__file__).resolve().parents[2]
 KNOWN_FAILING = Path(__file__).with_name("known_failing.txt")

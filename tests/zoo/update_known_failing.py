@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="the rows of a `benchmarks/zoo_parity.py --json` run on this machine, instead of a new run")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))
-    from lpt_cli.lpt.config import cpu_variant, read_cpuinfo
+    from lpt_cli.lpt.engine.config import cpu_variant, read_cpuinfo
 
     variant = cpu_variant(read_cpuinfo())[0]
     path = Path(__file__).with_name("known_failing.txt")

@@ -24,7 +24,7 @@ from .precisions import markup_precisions
 from .propagate_precisions import propagate_precisions
 
 if TYPE_CHECKING:
-    from ..config import Config
+    from ..engine.config import Config
 
 
 def run_markup(graph: Graph, config: Config) -> None:

@@ -11,12 +11,12 @@ import numpy as np
 
 from ...ir import Graph, Node
 from ...ir.eltypes import ElementType, f32, i8, u8
-from ..attributes import (INTERVALS_ALIGNMENT, QUANTIZATION_ALIGNMENT, IntervalsAlignment,
+from ..dequantization.attributes import (INTERVALS_ALIGNMENT, QUANTIZATION_ALIGNMENT, IntervalsAlignment,
                           IntervalsAlignmentAttribute, QuantizationAlignmentAttribute, is_precision_preserved,
                           requires_per_tensor)
-from ..dequantization import get_dequantization, get_dequantization_below
-from ..folding import cast, is_scalar_like
-from ..precision import fq_levels, get_precision_details, is_quantize_supported
+from ..dequantization.chain import get_dequantization, get_dequantization_below
+from ..surgery.constants import cast, is_scalar_like
+from ..dequantization.precision import fq_levels, get_precision_details, is_quantize_supported
 from .propagation import propagate_through_precision_preserved, update_shared_precision_preserved
 from .rewrite import run_matchers
 

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from ...ir import Graph, Node
 from ...ir.eltypes import ElementType
-from ..attributes import AVG_POOL_PRECISION_PRESERVED, PRECISION_PRESERVED, PrecisionPreservedAttribute
+from ..dequantization.attributes import AVG_POOL_PRECISION_PRESERVED, PRECISION_PRESERVED, PrecisionPreservedAttribute
 from .propagation import propagate_through_precision_preserved, update_shared_precision_preserved
 from .rewrite import run_matchers
 

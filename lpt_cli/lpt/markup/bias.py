@@ -4,8 +4,8 @@ from __future__ import annotations
 from math import prod
 
 from ...ir import Graph
-from ..attributes import BIAS
-from ..ordering import ordered_ops
+from ..dequantization.attributes import BIAS
+from ..engine.ordering import ordered_ops
 
 _LAYERS = frozenset({"Convolution", "GroupConvolution", "ConvolutionBackpropData",
                      "GroupConvolutionBackpropData", "MatMul"})

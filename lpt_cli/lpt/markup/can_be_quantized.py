@@ -7,10 +7,10 @@ from math import prod
 
 from ...ir import Graph, Node
 from ...ir.eltypes import ElementType
-from ..attributes import PRECISIONS, PrecisionsAttribute
-from ..dequantization import get_dequantization
-from ..precision import SUPPORTED, is_quantize_supported
-from ..ordering import ordered_ops
+from ..dequantization.attributes import PRECISIONS, PrecisionsAttribute
+from ..dequantization.chain import get_dequantization
+from ..dequantization.precision import is_quantize_supported, is_supported_precision
+from ..engine.ordering import ordered_ops
 
 # Output-channel axes of the weights, per layer (GroupConvolution: with/without a Reshape).
 _OUT_CHANNEL_AXES = {"Convolution": (0,), "ConvolutionBackpropData": (1,), "GroupConvolution": (0, 1)}
@@ -47,7 +47,7 @@ def is_quantized_static(layer: Node, reshape_is_required: bool, default_precisio
             return False
     data = dq.data.node
     if data.type == "Constant":
-        if data.output().element_type not in SUPPORTED:
+        if not is_supported_precision(data.output().element_type):
             return False
         if dq.subtract_convert is not None:
             return dq.subtract_constant.output().element_type == data.output().element_type

@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 from ...ir import Graph
-from ..attributes import PER_TENSOR, QUANTIZATION_GRANULARITY
-from ..config import Config
-from ..ordering import ordered_ops
+from ..dequantization.attributes import PER_TENSOR, QUANTIZATION_GRANULARITY
+from ..engine.config import Config
+from ..engine.ordering import ordered_ops
 
 
 def markup_quantization_granularity(graph: Graph, config: Config) -> None:

@@ -7,25 +7,14 @@ from __future__ import annotations
 
 from ...ir import Graph, Node
 from ...ir.eltypes import ElementType
-from ..attributes import PRECISION_PRESERVED, PRECISIONS, PrecisionPreservedAttribute, PrecisionsAttribute
-from ..config import Config, PrecisionRestriction
-from ..base_checks import can_be_transformed
-from ..ordering import ordered_ops
+from ...ir.op_facts import Fact, ops_with
+from ..dequantization.attributes import PRECISION_PRESERVED, PRECISIONS, PrecisionPreservedAttribute, PrecisionsAttribute
+from ..engine.config import Config, PrecisionRestriction
+from ..engine.layer_checks import can_be_transformed
+from ..engine.ordering import ordered_ops
 
-SUPPORTED = frozenset({
-    "Add", "AvgPool", "BatchToSpace", "Broadcast", "Clamp", "Concat", "Convert", "Convolution",
-    "ConvolutionBackpropData", "DepthToSpace", "FakeQuantize", "Interpolate", "GroupConvolution", "MatMul",
-    "MaxPool", "Multiply", "MVN", "NormalizeL2", "Pad", "PRelu", "ReduceMax", "ReduceMean", "ReduceMin",
-    "ReduceSum", "Relu", "Reshape", "Slice", "SpaceToBatch", "Squeeze", "ShuffleChannels", "Split",
-    "StridedSlice", "Subtract", "Transpose", "Unsqueeze", "VariadicSplit", "LSTMSequence", "GRUSequence",
-    "Gather", "Result",
-})
-
-PRECISION_PRESERVED_TYPES = frozenset({
-    "Concat", "DepthToSpace", "Interpolate", "MaxPool", "ReduceMax", "ReduceMin", "Relu", "BatchToSpace",
-    "Broadcast", "Pad", "Reshape", "Slice", "Squeeze", "SpaceToBatch", "Split", "StridedSlice",
-    "ShuffleChannels", "Transpose", "Unsqueeze", "VariadicSplit", "Gather",
-})
+LPT_OPS = ops_with(Fact.LPT)
+PRECISION_PRESERVED_TYPES = ops_with(Fact.PRECISION_PRESERVED)
 
 
 def _has_disabled_input(node: Node) -> bool:
@@ -54,7 +43,7 @@ def markup_precisions(graph: Graph, config: Config) -> None:
     for node in ordered_ops(graph):
         if not node.inputs:
             continue
-        if node.type not in SUPPORTED or not can_be_transformed(node, config.default_precisions):
+        if node.type not in LPT_OPS or not can_be_transformed(node, config.default_precisions):
             _apply(node, {0: ()})
             continue
         if node.type in PRECISION_PRESERVED_TYPES and not _has_disabled_input(node):

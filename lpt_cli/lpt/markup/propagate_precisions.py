@@ -4,8 +4,8 @@ ops), narrowed to their ordered intersection."""
 from __future__ import annotations
 
 from ...ir import Graph, Node
-from ..attributes import PRECISIONS, PrecisionsAttribute
-from ..config import Config
+from ..dequantization.attributes import PRECISIONS, PrecisionsAttribute
+from ..engine.config import Config
 from .propagation import propagate_through_precision_preserved, propagate_to_input
 from .rewrite import run_matchers
 

@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterable
 
 from ...ir import Input, Node, Output
 from ...ir.eltypes import ElementType
-from ..attributes import PRECISIONS, SharedAttribute, is_precision_preserved
-from ..dequantization import get_dequantization
+from ..dequantization.attributes import PRECISIONS, SharedAttribute, is_precision_preserved
+from ..dequantization.chain import get_dequantization
 
 
 def _qdq_source_input(node: Node, index: int, default_precisions: Iterable[ElementType]) -> Input:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ...ir import Graph, Node
-from ..ordering import ordered_ops
+from ..engine.ordering import ordered_ops
 
 Matcher = Callable[[Node], bool]
 

@@ -1,0 +1,359 @@
+"""The LPT configuration ("restrictions file"): schema, strict validation, built-in profiles.
+
+The schema is FORMAT.md's "Config" section. Validation is strict so that a typo in a
+config (an unknown key, a misspelt transformation) fails loudly instead of silently
+running LPT with defaults; every error names the file and the key path.
+"""
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import yaml
+
+from ...errors import LptError, clip
+from ...ir.eltypes import LOW_PRECISION, ElementType, UnknownElementType, element_type, f16, f32, i8, u8
+from ...ir.op_facts import Fact, ops_with
+from ...ir.reader import regular_file_problem
+from .. import PROFILE_NAMES
+from . import registry
+
+PROFILES_DIR = Path(__file__).with_name("profiles")
+
+_TOP_KEYS = frozenset({
+    "update_precisions", "deq_precision", "default_precisions", "asymmetric_quantization",
+    "asymmetric_weights", "restrictions", "transformations", "params", "common_optimizations",
+})
+
+# Op types a restriction may name: those LPT's transformations root on (tests keep this in
+# sync with the registry) and the recurrent ops OpenVINO's plugins restrict. A misspelt op
+# would otherwise match nothing and silently change the result.
+KNOWN_OPS = ops_with(Fact.RESTRICTABLE)
+
+# Params with a meaning in lpt itself (others pass through to tests as written), and why:
+#   skip_bias_add      AddTransformation leaves Adds marked as a bias alone (CPU plugin callback)
+BOOL_PARAMS = frozenset({"skip_bias_add", "reshape_ignore_per_tensor_quantization_check"})
+
+# Bounds that keep a hostile or broken file from costing minutes and gigabytes: a real config
+# is a few kB and a few levels deep.
+MAX_CONFIG_BYTES = 1 << 20
+MAX_CONFIG_DEPTH = 16
+DEQ_PRECISIONS = (f32, f16)  # FORMAT.md: dequantization math runs in f32 or f16
+
+
+class ConfigError(LptError):
+    """A config file or profile is malformed; the message names the key path."""
+
+
+@dataclass(frozen=True)
+class PrecisionRestriction:
+    """PrecisionsRestriction: the precisions each input port of `op` may take."""
+
+    op: str
+    ports: Mapping[int, tuple[ElementType, ...]]
+
+
+@dataclass(frozen=True)
+class PerTensorRestriction:
+    """QuantizationGranularityRestriction: per-tensor only on `ports` (empty = all ports)."""
+
+    op: str
+    ports: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Config:
+    """LayerTransformation::Params plus the plugin's restrictions and pass selection."""
+
+    name: str = "default"
+    update_precisions: bool = True
+    deq_precision: ElementType = f32
+    default_precisions: tuple[ElementType, ...] = (u8, i8)
+    asymmetric_quantization: bool = True
+    asymmetric_weights: bool = True
+    precision_restrictions: tuple[PrecisionRestriction, ...] = ()
+    per_tensor_restrictions: tuple[PerTensorRestriction, ...] = ()
+    only: tuple[str, ...] | None = None
+    disable: tuple[str, ...] = ()
+    params: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    # The plugin's optimizations before LPT (lpt_cli/lpt/common_optimizations): on in the plugin profiles,
+    # off for LPT alone (OpenVINO's LPT unit tests, the reference cases).
+    common_optimizations: bool = False
+
+    def enabled(self, name: str) -> bool:
+        """Whether the transformation `name` runs under this config."""
+        if self.only is not None:
+            return name in self.only
+        return name not in self.disable and name not in registry.EXTRA.names
+
+    def param(self, name: str, default: Any = None) -> Any:
+        return self.params.get(name, default)
+
+
+def config_from_dict(d: Any, *, name: str = "config") -> Config:
+    """Validates a parsed config document; `name` prefixes error messages (a file name)."""
+    if d is None:
+        d = {}
+    _check_mapping(d, name, "")
+    unknown = sorted(set(map(str, d)) - _TOP_KEYS)
+    if unknown:
+        hint = _did_you_mean(unknown[0], _TOP_KEYS) or f" (expected one of {', '.join(sorted(_TOP_KEYS))})"
+        raise ConfigError(f"{name}: {clip(unknown[0])}: unknown key{hint}")
+    restrictions = _restrictions(d.get("restrictions"), name)
+    only, disable = _transformations(d.get("transformations"), name)
+    params = d.get("params") or {}
+    _check_mapping(params, name, "params")
+    for key in params:
+        if not isinstance(key, str):
+            raise ConfigError(f"{name}: params.{clip(key)}: parameter names must be strings")
+        if key in BOOL_PARAMS and not isinstance(params[key], bool):
+            raise ConfigError(f"{name}: params.{key}: expected true or false, got {clip(repr(params[key]))}")
+    return Config(
+        name=name,
+        update_precisions=_bool(d, "update_precisions", True, name),
+        deq_precision=_type(d.get("deq_precision", "f32"), name, "deq_precision", DEQ_PRECISIONS),
+        default_precisions=_types(d.get("default_precisions", ["u8", "i8"]), name, "default_precisions"),
+        asymmetric_quantization=_bool(d, "asymmetric_quantization", True, name),
+        asymmetric_weights=_bool(d, "asymmetric_weights", True, name),
+        precision_restrictions=restrictions[0],
+        per_tensor_restrictions=restrictions[1],
+        only=only,
+        disable=disable,
+        params=MappingProxyType(dict(params)),
+        common_optimizations=_bool(d, "common_optimizations", False, name),
+    )
+
+
+def load_config(spec: str) -> Config:
+    """A config from a YAML file path, or a built-in profile name (`cpu` is resolved for this CPU)."""
+    if spec in PROFILE_NAMES:
+        return resolve_profile(spec)
+    path = Path(spec)
+    if path.is_dir():
+        raise ConfigError(f"{clip(spec)}: is a folder, expected a YAML config file or a built-in profile "
+                          f"({', '.join(PROFILE_NAMES)})")
+    problem = regular_file_problem(path)
+    if problem == "does not exist":
+        raise ConfigError(f"{clip(spec)}: no such config file (built-in profiles: {', '.join(PROFILE_NAMES)})")
+    if problem is not None:
+        raise ConfigError(f"{clip(spec)}: the config {problem}")
+    try:
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_CONFIG_BYTES + 1)
+        text = raw.decode("utf-8")
+    except OSError as err:
+        raise ConfigError(f"{clip(spec)}: cannot read config: {err.strerror or clip(err)}") from None
+    except UnicodeDecodeError as err:
+        raise ConfigError(f"{clip(spec)}: not UTF-8 text (byte {err.start})") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{clip(spec)}: larger than {MAX_CONFIG_BYTES >> 20} MiB; a config is a few kB")
+    return config_from_dict(parse_yaml(text, clip(spec)), name=str(spec))
+
+
+def parse_yaml(text: str, name: str) -> Any:
+    """safe_load, after an event scan that bounds nesting and refuses aliases (no recursion,
+    no exponential expansion); any YAML error becomes one line with its line number."""
+    try:
+        depth = 0
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, yaml.AliasEvent):
+                raise ConfigError(f"{name}: line {event.start_mark.line + 1}: YAML aliases (*name) "
+                                  "are not allowed in a config")
+            tag = getattr(event, "tag", None)
+            if tag is not None and tag != "!":  # the parser reports only explicit tags
+                raise ConfigError(f"{name}: line {event.start_mark.line + 1}: YAML tags ({clip(tag.replace('tag:yaml.org,2002:', '!!'), 40)}) "
+                                  "are not allowed in a config")
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > MAX_CONFIG_DEPTH:
+                    raise ConfigError(f"{name}: line {event.start_mark.line + 1}: nested deeper than "
+                                      f"{MAX_CONFIG_DEPTH} levels")
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+        return yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        raise ConfigError(f"{name}: {_yaml_problem(err)}") from None
+    except ValueError as err:  # a plain scalar that resolves to a type and fails to build (2021-02-30)
+        raise ConfigError(f"{name}: not valid YAML ({clip(err)})") from None
+
+
+def _yaml_problem(err: yaml.YAMLError) -> str:
+    """`line N: not valid YAML (problem)` on one line, whatever the parser's message."""
+    mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
+    where = f"line {mark.line + 1}: " if mark is not None else ""
+    problem = getattr(err, "problem", None) or getattr(err, "context", None) or str(err)
+    return f"{where}not valid YAML ({clip(problem)})"
+
+
+def resolve_profile(name: str, cpuinfo: str | None = None) -> Config:
+    """A built-in profile; `cpu` becomes cpu-amx or cpu-vnni after this machine's CPU flags."""
+    if name not in PROFILE_NAMES:
+        raise ConfigError(f"{name}: unknown profile (built-in profiles: {', '.join(PROFILE_NAMES)})")
+    label = name
+    if name == "cpu":
+        name, why = cpu_variant(read_cpuinfo() if cpuinfo is None else cpuinfo)
+        label = f"cpu (resolved to {name}: {why})"
+    doc = yaml.safe_load(profile_text(name))
+    return config_from_dict(doc, name=label)
+
+
+def profile_text(name: str) -> str:
+    """The YAML of a built-in profile as shipped (`cpu` is not a file: it resolves at load time)."""
+    return (PROFILES_DIR / f"{name}.yaml").read_text(encoding="utf-8")
+
+
+# What each CPU profile allows, said where a profile is named (`config list`, the resolution).
+PROFILE_SUMMARIES = {
+    "default": "LPT's library defaults: u8/i8 everywhere, no restrictions, no plugin optimizations",
+    "cpu": "the Intel CPU plugin's restrictions for this machine: cpu-amx or cpu-vnni, after its CPU flags",
+    "cpu-vnni": "the CPU plugin on CPUs without AMX or AVX2-VNNI-2 (with or without VNNI): "
+                "u8-only activations on Convolution",
+    "cpu-amx": "the CPU plugin on CPUs with AMX or AVX2-VNNI-2: u8 or i8 activations on Convolution",
+    "gpu": "the Intel GPU plugin's restrictions",
+}
+
+
+def cpu_variant(cpuinfo: str) -> tuple[str, str]:
+    """Which CPU profile the plugin's ISA check picks, and why: i8 Convolution activations need
+    AMX or AVX2-VNNI-2; every other CPU (with VNNI or not) gets u8-only activations, the
+    profile named cpu-vnni after the CPUs it was made for."""
+    flags: set[str] = set()
+    for line in cpuinfo.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() == "flags":
+            flags.update(value.split())
+    for flag in ("amx_tile", "avx2_vnni_2"):
+        if flag in flags:
+            return "cpu-amx", f"{flag} present: u8 or i8 activations on Convolution"
+    vnni = next((f for f in ("avx512_vnni", "avx_vnni") if f in flags), None)
+    if vnni:
+        return "cpu-vnni", f"{vnni} present, no AMX or AVX2-VNNI-2: u8-only activations on Convolution"
+    return "cpu-vnni", "no AMX, AVX2-VNNI-2 or VNNI: u8-only activations on Convolution"
+
+
+def read_cpuinfo() -> str:
+    try:
+        return Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _did_you_mean(word: str, known: frozenset[str]) -> str:
+    """`; did you mean 'X'?` for the closest known name (case-insensitive), else ``."""
+    by_lower = {k.lower(): k for k in known}
+    close = difflib.get_close_matches(word.lower(), list(by_lower), n=1, cutoff=0.6)
+    return f"; did you mean {by_lower[close[0]]!r}?" if close else ""
+
+
+def _check_mapping(value: Any, name: str, key: str) -> None:
+    if not isinstance(value, Mapping):
+        where = f"{key}: " if key else ""
+        raise ConfigError(f"{name}: {where}expected a mapping, got {type(value).__name__}")
+
+
+def _bool(d: Mapping, key: str, default: bool, name: str) -> bool:
+    value = d.get(key, default)
+    if not isinstance(value, bool):
+        raise ConfigError(f"{name}: {key}: expected true or false, got {clip(repr(value))}")
+    return value
+
+
+# Activation and weight precisions LPT quantizes to (restrictions, default_precisions).
+QUANTIZED_PRECISIONS = tuple(sorted(LOW_PRECISION, key=lambda t: (t.bits, t.name)))
+
+
+def _type(value: Any, name: str, key: str,
+          allowed: tuple[ElementType, ...] = QUANTIZED_PRECISIONS) -> ElementType:
+    if not isinstance(value, str):
+        raise ConfigError(f"{name}: {key}: expected an element type name, got {clip(repr(value))}")
+    try:
+        etype = element_type(value)
+    except UnknownElementType:
+        etype = None
+    if etype not in allowed:
+        raise ConfigError(f"{name}: {key}: {clip(repr(value))} is not allowed here "
+                          f"(expected one of {', '.join(t.name for t in allowed)})")
+    return etype
+
+
+def _types(value: Any, name: str, key: str) -> tuple[ElementType, ...]:
+    if not isinstance(value, list):
+        raise ConfigError(f"{name}: {key}: expected a list of element types, got {clip(repr(value))}")
+    return tuple(_type(v, name, f"{key}[{i}]") for i, v in enumerate(value))
+
+
+def _op_entries(value: Any, name: str, key: str) -> list[Mapping]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise ConfigError(f"{name}: {key}: expected a list of {{op, ports}} entries")
+    for i, entry in enumerate(value):
+        where = f"{key}[{i}]"
+        _check_mapping(entry, name, where)
+        extra = sorted(set(map(str, entry)) - {"op", "ports"})
+        if extra:
+            raise ConfigError(f"{name}: {where}.{clip(extra[0])}: unknown key (expected op, ports)")
+        if not isinstance(entry.get("op"), str) or not entry["op"]:
+            raise ConfigError(f"{name}: {where}.op: expected an operation type name")
+        if entry["op"] not in KNOWN_OPS:
+            raise ConfigError(f"{name}: {where}.op: unknown operation type {clip(repr(entry['op']))}"
+                              f"{_did_you_mean(entry['op'], KNOWN_OPS)}")
+    return value
+
+
+def _port(value: Any, name: str, key: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ConfigError(f"{name}: {key}: expected a port number (integer >= 0), got {clip(repr(value))}")
+    return value
+
+
+def _restrictions(value: Any, name: str) -> tuple[tuple[PrecisionRestriction, ...], tuple[PerTensorRestriction, ...]]:
+    if value is None:
+        return (), ()
+    _check_mapping(value, name, "restrictions")
+    extra = sorted(set(map(str, value)) - {"precisions", "per_tensor"})
+    if extra:
+        raise ConfigError(f"{name}: restrictions.{clip(extra[0])}: unknown key (expected precisions, per_tensor)")
+    precisions = []
+    for i, entry in enumerate(_op_entries(value.get("precisions"), name, "restrictions.precisions")):
+        where = f"restrictions.precisions[{i}].ports"
+        ports = entry.get("ports")
+        if not isinstance(ports, Mapping):
+            raise ConfigError(f"{name}: {where}: expected a mapping of port -> list of types")
+        parsed = {_port(p, name, f"{where}.{clip(p)}"): _types(t, name, f"{where}.{p}") for p, t in ports.items()}
+        precisions.append(PrecisionRestriction(entry["op"], MappingProxyType(parsed)))
+    per_tensor = []
+    for i, entry in enumerate(_op_entries(value.get("per_tensor"), name, "restrictions.per_tensor")):
+        where = f"restrictions.per_tensor[{i}].ports"
+        ports = entry.get("ports") or []
+        if not isinstance(ports, list):
+            raise ConfigError(f"{name}: {where}: expected a list of ports")
+        per_tensor.append(PerTensorRestriction(entry["op"], tuple(_port(p, name, f"{where}[{j}]") for j, p in enumerate(ports))))
+    return tuple(precisions), tuple(per_tensor)
+
+
+def _names(value: Any, name: str, key: str) -> tuple[str, ...]:
+    if not isinstance(value, list):
+        raise ConfigError(f"{name}: {key}: expected a list of transformation names, got {clip(repr(value))}")
+    for i, item in enumerate(value):
+        if not isinstance(item, str) or item not in registry.KNOWN_NAMES:
+            hint = _did_you_mean(item, registry.KNOWN_NAMES) if isinstance(item, str) else ""
+            raise ConfigError(f"{name}: {key}[{i}]: unknown transformation {clip(repr(item))}{hint}")
+    return tuple(value)
+
+
+def _transformations(value: Any, name: str) -> tuple[tuple[str, ...] | None, tuple[str, ...]]:
+    if value is None:
+        return None, ()
+    _check_mapping(value, name, "transformations")
+    extra = sorted(set(map(str, value)) - {"only", "disable"})
+    if extra:
+        raise ConfigError(f"{name}: transformations.{clip(extra[0])}: unknown key (expected only, disable)")
+    only = value.get("only")
+    only_names = None if only is None else _names(only, name, "transformations.only")
+    disable = value.get("disable")
+    return only_names, () if disable is None else _names(disable, name, "transformations.disable")

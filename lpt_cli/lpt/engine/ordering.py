@@ -1,0 +1,37 @@
+"""The node order OpenVINO's passes walk a model in (Model::get_ordered_ops).
+
+Results that order matters: when two FakeQuantizes share one Precisions value (a Concat),
+the first one decomposed narrows it for the other. OpenVINO sorts depth-first from the
+roots (Results, then sinks, then Parameters) pushed on a stack, so the last Result's
+subgraph comes first and, within a node, input 0's subgraph before input 1's.
+"""
+from __future__ import annotations
+
+from ...ir import Graph, Node
+
+
+def _roots(graph: Graph) -> list[Node]:
+    sinks = [n for n in graph.nodes.values() if not n.outputs and n.type != "Result"]
+    return [*graph.results, *sinks, *graph.parameters]
+
+
+def ordered_ops(graph: Graph) -> list[Node]:
+    """Producers before consumers, in OpenVINO's topological_sort order (nodes no root
+    reaches follow in insertion order, as they would be dead in OpenVINO)."""
+    order: list[Node] = []
+    done: set[int] = set()
+    stack = list(_roots(graph))
+    while stack:
+        node = stack[-1]
+        if node.id in done:
+            stack.pop()
+            continue
+        pending = [slot.source.node for slot in reversed(node.inputs) if slot.source.node.id not in done]
+        if pending:
+            stack.extend(pending)
+            continue
+        order.append(node)
+        done.add(node.id)
+        stack.pop()
+    order.extend(n for n in graph.nodes.values() if n.id not in done)
+    return order

@@ -1,0 +1,189 @@
+"""Runs LPT's steps over a graph in OpenVINO's order, with GraphRewrite semantics.
+
+Order: [the plugin's common optimizations,] prerequisites, markup, main, cleanup, FoldFakeQuantize, constant folding. Within a
+step every node is visited in topological order and offered to the step's passes in
+registration order; the first pass that returns True ends the visit. Nodes created by a pass
+that OpenVINO lets register them (`revisits_created`) are visited next, before the rest of
+the queue, as `register_new_node` does; other new nodes are not visited in that step.
+An `on_step(name, graph)` callback sees the graph after each step that ran (`lpt transform --trace`).
+"""
+from __future__ import annotations
+
+from collections import Counter, deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ...errors import IRReadError, LptError, PassError, clip
+from ...ir import Graph, Node
+from . import registry
+from .ordering import ordered_ops
+from .transformation import Context, Decision, Transformation
+
+if TYPE_CHECKING:
+    from .config import Config
+
+Progress = Callable[[str], None]
+StepHook = Callable[[str, Graph], None]
+
+
+@dataclass
+class PipelineResult:
+    """What the run did: passes applied (with counts), passes skipped, and the decision log."""
+
+    applied: Counter[str] = field(default_factory=Counter)
+    decisions: dict[int, list[Decision]] = field(default_factory=dict)
+    matched: dict[int, list[str]] = field(default_factory=dict)  # node id -> the passes that rewrote it
+    not_quantized: bool = False  # no FakeQuantize: the plugin skips LPT, so did this run
+
+
+def run_pipeline(graph: Graph, config: Config, *, progress: Progress | None = None,
+                 on_step: StepHook | None = None) -> PipelineResult:
+    """Transforms `graph` in place under `config`; `on_step` may inspect (not change) the graph."""
+    _check_fake_quantize_intervals(graph)
+    # Float math overflows to inf silently, as in OpenVINO's C++: no RuntimeWarning on stderr.
+    with np.errstate(all="ignore"):
+        return _run_pipeline(graph, config, progress, on_step)
+
+
+# A FakeQuantize bound beyond this is no real activation range, and the products of scales the
+# plugin fuses from it overflow float32 (the CPU plugin then refuses the model).
+MAX_INTERVAL = 2.0**64
+
+
+def _check_fake_quantize_intervals(graph: Graph) -> None:
+    """A NaN, infinite, absurdly large or denormal-wide FakeQuantize interval has no usable
+    quantization: refuse it."""
+    for node in graph:
+        if node.type != "FakeQuantize":
+            continue
+        bounds: dict[int, np.ndarray] = {}
+        for index, role in enumerate(("input_low", "input_high", "output_low", "output_high"), start=1):
+            source = node.input_node(index)
+            if not (source.is_constant and source.data is not None and source.data.element_type.is_real
+                    and source.data.element_type.dtype is not None):
+                continue
+            values = bounds[index] = source.value.astype(np.float64)
+            if not np.isfinite(values).all():
+                problem = "holds NaN or infinity"
+            elif (np.abs(values) > MAX_INTERVAL).any():
+                problem = "holds a value beyond +-2^64"
+            else:
+                continue
+            raise IRReadError(f"{graph.source or graph.name}: layer {source.id} '{clip(source.name)}': "
+                              f"the {role} of FakeQuantize '{clip(node.name)}' {problem}")
+        if 1 in bounds and 2 in bounds and _broadcastable(bounds[1], bounds[2]):
+            # (A denormal *output* interval is legal: LPT replaces its scale, see the reference cases.)
+            width = np.abs(bounds[2] - bounds[1])
+            if ((width > 0) & (width < _TINY)).any():
+                raise node.error("input interval narrower than the smallest normal float32 and not empty: "
+                                 "the quantization scale overflows")
+
+
+_TINY = float(np.finfo(np.float32).tiny)
+
+
+def _broadcastable(a: np.ndarray, b: np.ndarray) -> bool:
+    try:
+        np.broadcast_shapes(a.shape, b.shape)
+    except ValueError:
+        return False
+    return True
+
+
+def _run_pipeline(graph: Graph, config: Config, progress: Progress | None,
+                  on_step: StepHook | None) -> PipelineResult:
+    from ..markup import run_markup  # markup imports attributes; keep import cost off `lpt --help`
+    from ..surgery.constants import fold_constant_subgraphs
+
+    ctx = Context(graph, config)
+    result = PipelineResult(decisions=ctx.decisions)
+    graph.topological_order()  # fail early (and clearly) on a cycle
+    if config.common_optimizations:
+        from ..common_optimizations import is_function_quantized, run_common_optimizations
+
+        if progress:
+            progress("common optimizations")
+        result.applied.update(run_common_optimizations(graph))
+        if on_step:
+            on_step("common_optimizations", graph)
+        if not is_function_quantized(graph):
+            result.not_quantized = True  # the plugin runs no LPT on such a model
+            graph.remove_dead()
+            return result
+    if _run_step(ctx, registry.PREREQUISITES, result, progress) and on_step:
+        on_step(registry.PREREQUISITES.name, graph)
+    if progress:
+        progress("markup")
+    run_markup(graph, config)
+    if on_step:
+        on_step("markup", graph)
+    for step in (registry.MAIN, registry.EXTRA, registry.CLEANUP, registry.FOLD_FAKE_QUANTIZE):
+        if _run_step(ctx, step, result, progress) and on_step:
+            on_step(step.name, graph)
+    # OpenVINO runs ConstantFolding right after FoldFakeQuantize (steps F and G go together).
+    if config.enabled("FoldFakeQuantizeTransformation"):
+        if progress:
+            progress("constant folding")
+        fold_constant_subgraphs(graph)
+        if on_step:
+            on_step("constant_folding", graph)
+    graph.remove_dead()
+    return result
+
+
+def _run_step(ctx: Context, step: registry.Step, result: PipelineResult, progress: Progress | None) -> bool:
+    """Runs one step; False when the config leaves it no pass to run."""
+    passes: list[Transformation] = []
+    for name in step.names:
+        if not ctx.config.enabled(name):
+            continue
+        passes.append(registry.load(name)(ctx))
+    if not passes:
+        return False
+    if progress:
+        progress(step.name)
+    _rewrite(ctx.graph, passes, result)
+    return True
+
+
+def _rewrite(graph: Graph, passes: list[Transformation], result: PipelineResult) -> None:
+    by_type: dict[str, list[Transformation]] = {}
+    for p in passes:
+        for op_type in p.op_types:
+            by_type.setdefault(op_type, []).append(p)
+    queue = deque(ordered_ops(graph))
+    while queue:
+        node = queue.popleft()
+        if not node.alive:
+            continue
+        for p in by_type.get(node.type, ()):
+            if not p.applies_to(node):
+                continue
+            first_new = graph.next_id
+            try:
+                matched = p.transform(node)
+            except LptError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - re-raised with the pass and layer named
+                raise PassError(p.name, node.name, node.id, exc) from exc
+            if p.revisits_created:
+                queue.extendleft(_created_since(graph, first_new))
+            if matched:
+                result.applied[p.name] += 1
+                result.matched.setdefault(node.id, []).append(p.name)
+                break
+            if not node.alive:
+                break
+
+
+def _created_since(graph: Graph, first_id: int) -> list[Node]:
+    """Nodes added since `first_id` was the next id, newest first (they sit at the dict's end)."""
+    created = []
+    for node in reversed(graph.nodes.values()):
+        if node.id < first_id:
+            break
+        created.append(node)
+    return created

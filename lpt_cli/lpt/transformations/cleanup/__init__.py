@@ -1,0 +1,1 @@
+"""The cleanup step after the main transformations: fuse leftover Converts, Subtracts and Multiplies into FakeQuantizes or constants."""

@@ -1,0 +1,13 @@
+"""FuseSubtractToFakeQuantizeTransformation: `FQ -> [Convert] -> Subtract(c)` becomes one
+FakeQuantize whose output interval is shifted by -c (computed in the deq precision)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .fuse_to_fake_quantize import FuseElementwiseToFakeQuantize
+
+
+class FuseSubtractToFakeQuantizeTransformation(FuseElementwiseToFakeQuantize):
+    name = "FuseSubtractToFakeQuantizeTransformation"
+    op_types = ("Subtract",)
+    combine = staticmethod(np.subtract)

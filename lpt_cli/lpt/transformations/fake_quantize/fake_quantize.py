@@ -1,0 +1,102 @@
+"""FakeQuantizeTransformation: fold the elementwise ops in front of an FQ into its input interval.
+
+FQ(x * c) with c > 0 equals FQ(x) with the input interval divided by c; likewise x - c and
+x + c shift it, and a Convert is transparent. Fusing them leaves the FQ right on the data,
+where decomposition and the layers after it can see it.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ....ir import Node, Output
+from ....ir.eltypes import f32, f16, i32
+from ...dequantization.attributes import is_bias, is_cleanup_disabled
+from ...surgery.constants import cast, fold_convert, remove_unused
+from ..cleanup.fuse_to_fake_quantize import elementwise_constant, fusable_into_fake_quantize
+from ...dequantization.precision import constant_intervals
+from ...engine.transformation import Transformation
+
+
+def _data_input(eltwise: Node) -> Output | None:
+    for index in range(min(2, len(eltwise.inputs))):
+        if eltwise.input_node(index).type != "Constant":
+            return eltwise.input_value(index)
+    return None
+
+
+def _same_types(eltwise: Node) -> bool:
+    types = {slot.source.element_type for slot in eltwise.inputs} | {out.element_type for out in eltwise.outputs}
+    return len(types) <= 1
+
+
+def _fit_rank(value: np.ndarray, rank: int | None) -> np.ndarray:
+    """updateShape: one leading 1 for an interval of rank 2..rank-1."""
+    if rank is not None and 1 < value.ndim < rank:
+        return value[np.newaxis, ...]
+    return value
+
+
+class FakeQuantizeTransformation(Transformation):
+    name = "FakeQuantizeTransformation"
+    op_types = ("FakeQuantize",)
+
+    def transform(self, node: Node) -> bool:
+        if not constant_intervals(node):
+            return self.reject(node, "non_constant_intervals", "FQ intervals are not constants")
+        fused = False
+        current: Node | None = node
+        while current is not None:
+            current = self._fuse_elementwise(current)
+            fused = fused or current is not None
+        return fused or self.reject(node, "nothing_to_fuse", "no foldable elementwise op before the FQ")
+
+    def _new_input_interval(self, fq: Node, eltwise: Node) -> tuple[np.ndarray, np.ndarray] | None:
+        low = cast(fq.input_node(1).value, f32)
+        high = cast(fq.input_node(2).value, f32)
+        if eltwise.type == "Convert":
+            source, target = eltwise.input_value(0).element_type, eltwise.output().element_type
+            if source == i32 and target in (f16, f32):
+                return None
+            if eltwise.input_node(0).type == "FakeQuantize":
+                return None
+            return low, high
+        if eltwise.type not in ("Multiply", "Subtract", "Add") or not fusable_into_fake_quantize(eltwise):
+            return None
+        if eltwise.type == "Add" and is_bias(eltwise):
+            return None
+        value = cast(elementwise_constant(eltwise).value, f32)
+        if eltwise.type == "Multiply":
+            if np.any(value <= 0):
+                return None
+            with np.errstate(divide="ignore", over="ignore"):
+                low, high = low / value, high / value
+            if not (np.all(np.isfinite(low)) and np.all(np.isfinite(high))):
+                return None
+        elif eltwise.type == "Subtract":
+            low, high = low + value, high + value
+        else:
+            low, high = low - value, high - value
+        rank = fq.output().rank
+        return _fit_rank(np.asarray(low, np.float32), rank), _fit_rank(np.asarray(high, np.float32), rank)
+
+    def _fuse_elementwise(self, fq: Node) -> Node | None:
+        eltwise = fq.input_node(0)
+        if not self.config.update_precisions and not _same_types(eltwise):
+            return None
+        if is_cleanup_disabled(eltwise):
+            return None
+        interval = self._new_input_interval(fq, eltwise)
+        if interval is None:
+            return None
+        data = eltwise.input_value(0) if len(eltwise.inputs) == 1 else _data_input(eltwise)
+        graph = self.graph
+        inputs = [data, graph.add_constant(interval[0], f32).output(), graph.add_constant(interval[1], f32).output(),
+                  fold_convert(graph, fq.input_value(3), f32), fold_convert(graph, fq.input_value(4), f32)]
+        fused = graph.add_node("FakeQuantize", inputs, outputs=[(fq.output().element_type, fq.output().shape)],
+                               attrs=dict(fq.attrs), version=fq.version, name=graph.unique_name(fq.name))
+        fused.annotations.update(fq.annotations)
+        fq.output().replace_all_uses_with(fused.output())
+        name = fq.name
+        remove_unused(fq)
+        graph.rename(fused, name)
+        return fused

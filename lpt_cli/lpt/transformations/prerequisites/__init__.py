@@ -1,0 +1,1 @@
+"""Step 1 (prerequisites): pull Reshape/Transpose through a weights dequantization, fuse linear op sequences."""
