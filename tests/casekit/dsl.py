@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ from lpt_cli.ir.eltypes import ElementType, element_type
 from lpt_cli.ir.graph import Graph, Output
 
 from . import shapes
-from .yamlio import load_yaml
+from .yamlio import case_names, load_yaml
 
 CASES_DIR = Path(__file__).resolve().parents[2] / "fixtures" / "lpt-cases"
 
@@ -47,10 +48,11 @@ def case_files(root: Path = CASES_DIR) -> list[Path]:
     return sorted(root.glob("*/*.yaml"))
 
 
-def case_ids(root: Path = CASES_DIR) -> list[str]:
-    """Every case's id, `group/file::case`, in file order."""
-    return [f"{_file_id(path)}::{raw['name']}" for path in case_files(root)
-            for raw in load_yaml(path)["cases"]]
+@lru_cache(maxsize=None)
+def case_ids(root: Path = CASES_DIR) -> tuple[str, ...]:
+    """Every case's id, `group/file::case`, in file order (the files are parsed, not loaded:
+    three test modules call this at collection; each case is built when its test runs)."""
+    return tuple(f"{_file_id(path)}::{name}" for path in case_files(root) for name in case_names(path))
 
 
 def _file_id(path: Path) -> str:
