@@ -165,10 +165,10 @@ def _rewrite(graph: Graph, passes: list[Transformation], result: PipelineResult)
         if not node.alive:
             continue
         for p in by_type.get(node.type, ()):
-            if not p.applies_to(node):
-                continue
             first_new = graph.next_id
             try:
+                if not p.applies_to(node):
+                    continue
                 matched = p.transform(node)
             except LptError:
                 raise
