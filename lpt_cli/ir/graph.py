@@ -26,7 +26,7 @@ Dim = int  # -1 is a dynamic dimension
 Shape = tuple[Dim, ...] | None  # None is a dynamic rank
 
 
-_INT = re.compile(r"[+-]?[0-9]+")  # ASCII digits only: str.isdigit() accepts '²' and '١'
+_INT = re.compile(r"[+-]?[0-9]+")  # ASCII digits only: str.isdigit() accepts '²' and '\u0661'
 _BOOL_SPELLINGS = {"true": True, "1": True, "false": False, "0": False}
 MAX_ATTR_INT = 2**62  # far beyond any real size or index, well inside int64 and numpy
 
@@ -305,7 +305,7 @@ class Graph:
             self.results.append(node)
         return node
 
-    def add_constant(self, value: np.ndarray | float | int, etype: ElementType | str | None = None,
+    def add_constant(self, value: np.ndarray | float, etype: ElementType | str | None = None,
                      *, shape: Sequence[int] | None = None, name: str | None = None) -> Node:
         """A Constant holding `value` (cast to `etype`; reshaped to `shape` when given)."""
         array = np.asarray(value)

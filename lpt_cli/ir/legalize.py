@@ -322,7 +322,7 @@ def _shape_only_head(source: Output, dequantization_ok: bool = False) -> Output:
     """
     head = source
     while (head.node.type in _SHAPE_ONLY
-           and (len(head.uses) == 1 or head is source and _all_compute(head, dequantization_ok))
+           and (len(head.uses) == 1 or (head is source and _all_compute(head, dequantization_ok)))
            and head.node.inputs[0].source.element_type == source.element_type):
         head = head.node.inputs[0].source
     return head

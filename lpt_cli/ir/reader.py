@@ -29,7 +29,7 @@ SUPPORTED_VERSIONS = ("10", "11")
 FROM_IR_TYPE = {"Const": "Constant", "ReLU": "Relu", "PReLU": "PRelu", "SoftMax": "Softmax"}
 _LAYER_KEYS = ("id", "name", "type", "version")
 _KNOWN_CHILDREN = ("data", "rt_info", "input", "output")
-_UINT = re.compile(r"[0-9]+")  # ASCII only: str.isdigit() and int() accept '²', '١', '1_0'
+_UINT = re.compile(r"[0-9]+")  # ASCII only: str.isdigit() and int() accept '²', '\u0661', '1_0'
 MAX_DIM = 2**40  # a dimension beyond any real tensor; keeps element counts inside int64
 MAX_ELEMENTS = 2**62
 
@@ -304,8 +304,8 @@ def _check_body_constants(ctx: _Context, extra: Any, what: str) -> None:
 
 def _wire_edges(ctx: _Context, root: Any, layers: dict[str, _Layer]) -> None:
     """Maps IR port ids (inputs 0..k-1, outputs k..) to slots and fills `fed` per layer."""
-    in_index = {lid: {p.pid: i for i, p in enumerate(l.inputs)} for lid, l in layers.items()}
-    out_index = {lid: {p.pid: i for i, p in enumerate(l.outputs)} for lid, l in layers.items()}
+    in_index = {lid: {p.pid: i for i, p in enumerate(layer.inputs)} for lid, layer in layers.items()}
+    out_index = {lid: {p.pid: i for i, p in enumerate(layer.outputs)} for lid, layer in layers.items()}
     edges = root.find("edges")
     for edge in (edges if edges is not None else ()):
         src, sport, dst, dport = (edge.get(k) for k in ("from-layer", "from-port", "to-layer", "to-port"))

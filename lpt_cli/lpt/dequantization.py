@@ -219,7 +219,7 @@ def get_dequantization_below(node: Node, convert_is_mandatory: bool = False) -> 
         dq.convert = last
         last = last.output().uses[0].node
     if last.type == "Subtract":
-        branch, convert, constant = subtract_constant_branch(last)
+        _, convert, constant = subtract_constant_branch(last)
         if constant is not None and len(last.output().uses) == 1:
             dq.subtract, dq.subtract_convert, dq.subtract_constant = last, convert, constant
             last = last.output().uses[0].node

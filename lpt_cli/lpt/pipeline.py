@@ -172,7 +172,7 @@ def _rewrite(graph: Graph, passes: list[Transformation], result: PipelineResult)
                 matched = p.transform(node)
             except LptError:
                 raise
-            except Exception as exc:  # noqa: BLE001 - re-raised with the pass and layer named
+            except Exception as exc:  # re-raised with the pass and layer named
                 raise PassError(p.name, node.name, node.id, exc) from exc
             if p.revisits_created:
                 queue.extendleft(_created_since(graph, first_new))

@@ -8,7 +8,7 @@ dequantization break one of the config's restrictions.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
+from functools import cache
 
 from ..ir import Node
 from ..lpt import registry
@@ -23,7 +23,7 @@ _OP_OF = {"MultiplyPartialTransformation": "Multiply", "FakeQuantizeDecompositio
 _ASYMMETRY_CHECKED = frozenset({"Convolution", "GroupConvolution", "ConvolutionBackpropData"})
 
 
-@lru_cache(maxsize=None)
+@cache
 def _op_types(name: str) -> tuple[str, ...]:
     try:
         cls = registry.load(name)
@@ -34,7 +34,7 @@ def _op_types(name: str) -> tuple[str, ...]:
     return (_OP_OF.get(name, name.removesuffix("Transformation")),)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _implemented(name: str) -> bool:
     try:
         return registry.load(name) is not None

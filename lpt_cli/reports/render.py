@@ -59,8 +59,8 @@ def summary_lines(s: Summary) -> list[str]:
         f"profile: {s.profile}",
         f"ISA: {s.isa}",
         f"layers: {s.layers} ({statuses})",
-        f"weightable layers in low precision: {s.weightable_low_precision}/{s.weightable}, "
-        f"{s.low_precision_share:.2f}% of {s.macs_total} MACs",
+        (f"weightable layers in low precision: {s.weightable_low_precision}/{s.weightable}, "
+         f"{s.low_precision_share:.2f}% of {s.macs_total} MACs"),
         f"FakeQuantize: {s.fake_quantize_before} in the model, {s.fake_quantize_left} left unquantized after LPT",
     ]
     if s.macs_per_position:

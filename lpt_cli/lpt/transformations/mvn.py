@@ -46,8 +46,8 @@ class MVNTransformation(ScaleAfterTransformation):
 
     def check(self, node: Node, dq: Dequantization) -> Refusal | None:
         if node.annotations.get(DECOMPOSED_BY_PLUGIN):
-            return ("decomposed_by_plugin", "the plugin's MVN kernel does not take these axes: it decomposes the "
-                    "MVN before LPT, so the dequantization stays in front of it")
+            return ("decomposed_by_plugin", ("the plugin's MVN kernel does not take these axes: it decomposes the "
+                                             "MVN before LPT, so the dequantization stays in front of it"))
         if node.attr_bool("normalize_variance") and self.config.deq_precision.name not in ("f16", "f32"):
             return "deq_precision", "the sign scale needs an f16/f32 deq precision"
         axes = reduction_axes(node)
