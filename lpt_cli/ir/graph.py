@@ -62,6 +62,14 @@ class Output:
     def is_static(self) -> bool:
         return self.shape is not None and all(d >= 0 for d in self.shape)
 
+    @property
+    def dims(self) -> tuple[Dim, ...]:
+        """The shape, for code that needs the rank (dimensions may still be -1): a dynamic
+        rank there is a GraphError naming the value instead of a TypeError on None."""
+        if self.shape is None:
+            raise GraphError(f"{self!r}: the rank is dynamic")
+        return self.shape
+
     def consumers(self) -> list[Input]:
         return list(self.uses)
 
@@ -151,11 +159,16 @@ class Node:
         return self.type == "Constant"
 
     @property
-    def value(self) -> np.ndarray:
-        """Decoded value of a Constant (reads the .bin only now)."""
+    def constant_data(self) -> ConstantData:
+        """The data of a Constant (type, shape, count without decoding it)."""
         if self.data is None:
             raise GraphError(f"node {self.name!r} ({self.type}) is not a Constant")
-        return self.data.array()
+        return self.data
+
+    @property
+    def value(self) -> np.ndarray:
+        """Decoded value of a Constant (reads the .bin only now)."""
+        return self.constant_data.array()
 
     # --- attributes -------------------------------------------------------------------
     # Attributes are strings from the IR; each accessor validates what it parses, so a bad

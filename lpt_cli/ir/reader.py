@@ -136,7 +136,7 @@ def _parse_xml(ctx: _Context) -> Any:
         raise ctx.fail("has a DOCTYPE (entity declarations are not allowed in an IR)")
     root = tree.getroot()
     if root.tag != "net":
-        raise ctx.fail(f"not an OpenVINO IR: the root element is <{root.tag}>, expected <net>")
+        raise ctx.fail(f"not an OpenVINO IR: the root element is <{clip(root.tag)}>, expected <net>")
     version = root.get("version")
     if version not in SUPPORTED_VERSIONS:
         raise ctx.fail(f"unsupported IR version {clip(version)!r} (lpt reads versions 10 and 11)")
@@ -296,9 +296,10 @@ def _check_body_constants(ctx: _Context, extra: Any, what: str) -> None:
         data = layer.find("data")
         inner = f"{what}: body layer {clip(layer.get('id'))} '{clip(layer.get('name', ''))}'"
         raw = [data.get(k) for k in ("offset", "size")] if data is not None else [None, None]
-        if not all(r is not None and _UINT.fullmatch(r.strip()) and int(r) <= MAX_ELEMENTS for r in raw):
+        values = [int(r) for r in raw if r is not None and _UINT.fullmatch(r.strip())]
+        if len(values) != 2 or max(values) > MAX_ELEMENTS:
             raise ctx.fail(f"{inner}: Const <data> needs integer offset and size")
-        offset, size = int(raw[0]), int(raw[1])
+        offset, size = values
         _checked_blob(ctx, inner, offset, size)
 
 

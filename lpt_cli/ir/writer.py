@@ -249,7 +249,7 @@ def _layer(out: list[str], node: Node, layer_id: int, graph: Graph, bins: _BinWr
                                ("output", node.outputs, len(node.inputs))):
         if not values:
             continue
-        holders = node.inputs if tag == "input" else node.outputs
+        holders: Sequence[Input | Output] = node.inputs if tag == "input" else node.outputs
         children.append(f"      <{tag}>\n")
         for i, (value, holder) in enumerate(zip(values, holders)):
             names = {"names": value.names} if tag == "output" and value.names else {}

@@ -102,8 +102,8 @@ def load(name: str) -> type[Transformation] | None:
         if err.name == f"{PACKAGE}.{_MODULES[name]}":
             return None
         raise
-    cls = getattr(module, name, None)
-    if cls is None or not issubclass(cls, Transformation):
+    cls: object = getattr(module, name, None)
+    if not (isinstance(cls, type) and issubclass(cls, Transformation)):
         raise ImportError(f"{module.__name__} does not define the transformation {name}")
     return cls
 

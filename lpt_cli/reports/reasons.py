@@ -121,11 +121,11 @@ def _restriction(op_type: str, found: Mapping[int, Dequantization], config: Conf
             if dq is not None and dq.precision not in allowed:
                 names = ", ".join(t.name for t in allowed)
                 return "precision_restriction", f"port {port} gets {dq.precision.name}; {op_type} allows {names}"
-    for rule in config.per_tensor_restrictions:
-        if rule.op != op_type:
+    for per_tensor in config.per_tensor_restrictions:
+        if per_tensor.op != op_type:
             continue
         for port, dq in found.items():
-            if dq.per_channel and (not rule.ports or port in rule.ports):
+            if dq.per_channel and (not per_tensor.ports or port in per_tensor.ports):
                 return "per_tensor_restriction", f"port {port} is quantized per channel; {op_type} needs per tensor"
     if op_type in _ASYMMETRY_CHECKED:
         if not config.asymmetric_quantization and 0 in found and found[0].subtract:

@@ -103,7 +103,7 @@ def _layout(title: str, nodes: list[Node], focus: Node | None) -> _Panel:
     rows = layer_rows(nodes)
     widest = max((len(m) for m in rows.values()), default=1)
     width = widest * (BOX_W + GAP_X) - GAP_X + 2 * MARGIN
-    pos = {}
+    pos: dict[int, tuple[float, float]] = {}
     for r, members in rows.items():
         indent = (width - 2 * MARGIN - (len(members) * (BOX_W + GAP_X) - GAP_X)) / 2
         for i, node_id in enumerate(members):
