@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from typing import Any, overload
 
 import math
 import re
@@ -173,9 +173,18 @@ class Node:
     # --- attributes -------------------------------------------------------------------
     # Attributes are strings from the IR; each accessor validates what it parses, so a bad
     # value is one clear error naming the file, layer and attribute (never a bare ValueError).
+    # With a default the result is never None: the overloads let callers skip the check.
+    @overload
+    def attr(self, key: str, default: str) -> str: ...
+    @overload
+    def attr(self, key: str, default: None = None) -> str | None: ...
     def attr(self, key: str, default: str | None = None) -> str | None:
         return self.attrs.get(key, default)
 
+    @overload
+    def attr_int(self, key: str, default: int) -> int: ...
+    @overload
+    def attr_int(self, key: str, default: None = None) -> int | None: ...
     def attr_int(self, key: str, default: int | None = None) -> int | None:
         raw = self.attrs.get(key)
         return default if raw is None else self._parse_int(key, raw, raw)

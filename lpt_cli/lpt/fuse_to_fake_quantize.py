@@ -36,7 +36,7 @@ def check_elementwise(eltwise: Node) -> bool:
     constant = elementwise_constant(eltwise)
     if constant is None:
         return False
-    shape = list(constant.data.shape)
+    shape = list(constant.constant_data.shape)
     if int(np.prod(shape, dtype=np.int64)) != 1:
         data_shape = eltwise.input_value(0).shape
         out_shape = eltwise.output().shape
@@ -69,8 +69,8 @@ class FuseElementwiseToFakeQuantize(Transformation):
         if fq is None:
             return False
         deq = self.config.deq_precision
-        bounds = [value_of(fq.input_value(i)) for i in (3, 4)]
-        if any(b is None for b in bounds):
+        bounds = [b for b in (value_of(fq.input_value(i)) for i in (3, 4)) if b is not None]
+        if len(bounds) != 2:
             return self.reject(node, "non_constant_interval", "the FakeQuantize output interval is not constant")
         operand = cast(node.input_node(1).value, deq).astype(np.float64)
         low, high = (cast(self.combine(cast(b, deq).astype(np.float64), operand), deq) for b in bounds)

@@ -43,9 +43,9 @@ def is_quantized_static(layer: Node, reshape_is_required: bool, default_precisio
     if dq.empty:
         return False
     for const in (dq.subtract_constant, dq.multiply_constant):
-        if const is not None and not _const_shape_ok(const.output().shape, axes):
+        if const is not None and not _const_shape_ok(const.output().dims, axes):
             return False
-    data = dq.data.node
+    data = dq.source.node
     if data.type == "Constant":
         if data.output().element_type not in SUPPORTED:
             return False

@@ -49,7 +49,7 @@ class ConcatTransformation(Transformation):
             return False
         precisions = self.config.default_precisions
         dqs = [get_dequantization(concat, precisions, i) for i in range(len(concat.inputs))]
-        if concat.output().shape[axis] < 0:
+        if concat.output().dims[axis] < 0:
             return self._equal_per_tensor(dqs)
         rank = concat.output().rank
         data_types, const_types = set(), set()
@@ -57,9 +57,9 @@ class ConcatTransformation(Transformation):
             if not self._dq_ok(dq):
                 return False
             for op, constant in ((dq.subtract, dq.subtract_constant), (dq.multiply, dq.multiply_constant)):
-                if op is not None and not _only_along_axis(constant.data.shape, rank, axis):
+                if op is not None and not _only_along_axis(constant.constant_data.shape, rank, axis):
                     return False
-            data_types.add(dq.data.element_type)
+            data_types.add(dq.source.element_type)
             if dq.subtract_convert is not None:
                 const_types.add(dq.subtract_convert.output().element_type)
             elif dq.subtract_constant is not None:
@@ -86,7 +86,7 @@ class ConcatTransformation(Transformation):
         if any(dq.empty for dq in dqs):
             return self.reject(node, "no_dequantization", "an input has no dequantization")
         axis = concat_axis(node)
-        dynamic = node.output().shape[axis] < 0
+        dynamic = node.output().dims[axis] < 0
         shifts, subtract_convert = self._shift_constants(node, dqs, axis, dynamic)
         scales = self._scale_constants(node, dqs, axis, dynamic)
         mixed = any(dq.is_low_precision for dq in dqs) and not all(dq.is_low_precision for dq in dqs)
@@ -98,7 +98,7 @@ class ConcatTransformation(Transformation):
         if dynamic:
             return ()
         shape = [1] * concat.input_value(index).rank
-        shape[axis] = concat.input_value(index).shape[axis]
+        shape[axis] = concat.input_value(index).dims[axis]
         return tuple(shape)
 
     @staticmethod
@@ -118,7 +118,7 @@ class ConcatTransformation(Transformation):
         if not with_shift:
             return None, None
         all_convert = all(dq.subtract_convert is not None for dq in with_shift)
-        filler: ElementType = (with_shift[-1].subtract_constant.data.element_type if all_convert
+        filler: ElementType = (with_shift[-1].subtract_constant.constant_data.element_type if all_convert
                                else self.config.deq_precision)
         values = []
         for i, dq in enumerate(dqs):

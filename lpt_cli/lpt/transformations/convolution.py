@@ -69,7 +69,7 @@ class ConvolutionTransformation(WeightableLayerTransformation):
                 and node.input_node(1).type in ("Multiply", "FakeQuantize"))
 
     def input_channels(self, layer: Node) -> int:
-        return layer.input_value(1).shape[1]
+        return layer.input_value(1).dims[1]
 
     def transform(self, node: Node) -> bool:
         if self.skipped_by_callback(node):

@@ -28,7 +28,7 @@ class ConvolutionBackpropDataTransformation(ConvolutionTransformation):
         return node.input_node(1).type in ("Multiply", "FakeQuantize")
 
     def input_channels(self, layer: Node) -> int:
-        return layer.input_value(1).shape[0]
+        return layer.input_value(1).dims[0]
 
     def fold_weights(self, layer: Node) -> None:
         """Folds the weights FQ without rounding (when its interval shape is known), or the

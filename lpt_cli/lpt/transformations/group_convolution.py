@@ -40,7 +40,7 @@ class GroupConvolutionTransformation(ConvolutionTransformation):
             return super().activation_scale(layer, scales)
         if flat.size == 1:
             return np.asarray(scales)
-        in_per_group = layer.input_value(0).shape[1] // groups
+        in_per_group = layer.input_value(0).dims[1] // groups
         out_shape = layer.output().shape
         out_per_group = out_shape[1] // groups
         per_channel = np.repeat(flat[::in_per_group][:groups], out_per_group)

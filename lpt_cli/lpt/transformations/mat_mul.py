@@ -93,7 +93,7 @@ class MatMulTransformation(Transformation):
         if not dq_b.empty:
             if update and not dq_b.is_low_precision:
                 return "weights dequantization is not low precision"
-            if dq_b.subtract is not None and np.any(round_half_away(dq_b.shift, dq_b.data.element_type) != 0):
+            if dq_b.subtract is not None and np.any(round_half_away(dq_b.shift, dq_b.source.element_type) != 0):
                 return "weights zero point"
             rank_b = dq_b.multiply.output().rank
             if _varies_along(dq_b.scale, rank_b, rank_b - 1 if transpose_b else rank_b - 2):
@@ -160,8 +160,8 @@ class MatMulTransformation(Transformation):
         out_type = dq_a.multiply.output().element_type
         scale = self.output_scale(node, dq_a, dq_b, transpose_a, transpose_b)
         old_inputs = [node.input_node(0), node.input_node(1)]
-        node.set_input(0, dq_a.data)
-        node.set_input(1, dq_b.data)
+        node.set_input(0, dq_a.source)
+        node.set_input(1, dq_b.source)
         for old in old_inputs:
             remove_unused(old)
         out = node.output()

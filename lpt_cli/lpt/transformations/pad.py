@@ -102,7 +102,7 @@ class PadTransformation(MoveDequantizationTransformation):
             fill = (0.0 if part == "subtract" else 1.0) if mode == "constant" else pad_value
             set_constant(dq, part, self._fold(value, begin, end, mode, fill))
         # the pad value now fills low-precision data (a C++ cast: truncation toward zero)
-        data_type = dq.data.element_type
+        data_type = dq.source.element_type
         old = node.input_node(3)
         low_value = self.graph.add_constant(cast(np.trunc(np.asarray(pad_value)) if not data_type.is_real
                                                  else np.asarray(pad_value), data_type), data_type)

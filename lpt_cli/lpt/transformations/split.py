@@ -40,9 +40,9 @@ class SplitTransformation(Transformation):
         separate_in_standalone_branch(node, precisions)
         dq = get_dequantization(node, precisions)
         pieces = {part: self._split_constant(node, dq, part, const) for part, const in constants(dq)}
-        node.set_input(0, dq.data)
+        node.set_input(0, dq.source)
         for out in node.outputs:
-            out.element_type = dq.data.element_type
+            out.element_type = dq.source.element_type
         for index, out in enumerate(node.outputs):
             consumers = out.consumers()
             last = _dequantize(self.graph, out, dq, {p: v[index] for p, v in pieces.items()})
@@ -72,12 +72,12 @@ def _dequantize(graph: Graph, out: Output, dq: Dequantization, values: dict[str,
         parent = graph.add_node("Convert", [parent], outputs=[(target, out.shape)],
                                 attrs={"destination_type": target.name}).output()
     if dq.subtract is not None:
-        zero_point = graph.add_constant(values["subtract"], dq.subtract_constant.data.element_type).output()
+        zero_point = graph.add_constant(values["subtract"], dq.subtract_constant.constant_data.element_type).output()
         if zero_point.element_type != parent.element_type:
             zero_point = graph.add_node("Convert", [zero_point], outputs=[(parent.element_type, zero_point.shape)],
                                         attrs={"destination_type": parent.element_type.name}).output()
         parent = _binary(graph, "Subtract", parent, zero_point, parent.element_type)
-    scale = graph.add_constant(values["multiply"], dq.multiply_constant.data.element_type).output()
+    scale = graph.add_constant(values["multiply"], dq.multiply_constant.constant_data.element_type).output()
     return _binary(graph, "Multiply", parent, scale, dq.multiply.output().element_type).node
 
 

@@ -93,5 +93,5 @@ class StridedSliceTransformation(MoveDequantizationTransformation):
 
 def _is_scalar(dq: Dequantization) -> bool:
     """OpenVINO's shortcut: a one-element subtract AND a one-element multiply."""
-    return (dq.subtract_constant is not None and dq.subtract_constant.data.count == 1
-            and dq.multiply_constant is not None and dq.multiply_constant.data.count == 1)
+    return (dq.subtract_constant is not None and dq.subtract_constant.constant_data.count == 1
+            and dq.multiply_constant is not None and dq.multiply_constant.constant_data.count == 1)
