@@ -85,7 +85,7 @@ def is_quantized_static(layer: Node, reshape_is_required: bool, defaults: Sequen
     if data.type == "Constant":
         if not is_supported_precision(dq.source.element_type):
             return False
-        return not (dq.subtract is not None and dq.subtract_convert is not None
+        return not (dq.subtract_constant is not None and dq.subtract_convert is not None
                     and dq.subtract_constant.output().element_type != dq.source.element_type)
     if data.type == "FakeQuantize":
         return all(check_const_shape(axes, data.input_node(i).constant_data.shape)
@@ -213,7 +213,7 @@ def _activation_ok(dq: Dequantization) -> bool:
 
 def _group_activation_ok(layer: Node, dq: Dequantization) -> bool:
     """Group layers accept per-channel scales that are constant inside each group."""
-    if dq.empty or dq.multiply is None:
+    if dq.empty or dq.multiply is None or dq.multiply_constant is None:
         return False
     if not constant_is_per_channel(dq.multiply, dq.multiply_constant, dq.channel_dim):
         return False
@@ -268,7 +268,7 @@ def _weights_dequantization_ok(layer: Node, dq: Dequantization) -> bool:
         return False
     if not is_supported_precision(dq.data.element_type):
         return False
-    if dq.subtract is not None and dq.subtract_convert is not None \
+    if dq.subtract_constant is not None and dq.subtract_convert is not None \
             and dq.subtract_constant.output().element_type != dq.data.element_type:
         return False
     axes = weights_dq_axes(layer)

@@ -56,7 +56,7 @@ def data_precision_on_weights(layer: Node, defaults: Sequence[ElementType]) -> D
     """getDataPrecisionOnWeights: the integer type the weights FQ quantizes to, if any."""
     fq = fake_quantize_on_weights(layer)
     details = None if fq is None else get_details(fq)
-    if details is None:
+    if fq is None or details is None:
         return None
     return get_data_precision(details, output_precisions(fq, defaults))
 

@@ -59,12 +59,23 @@ def _file_id(path: Path) -> str:
     return f"{path.parent.name}/{path.stem}"
 
 
-def load_case(case_id: str, root: Path = CASES_DIR) -> Case:
-    """Builds the case `group/file::case` fresh (callers may mutate its graphs)."""
+def _raw_case(case_id: str, root: Path) -> dict[str, Any]:
     file_part, _, name = case_id.partition("::")
     raw = next((c for c in load_yaml(root / f"{file_part}.yaml")["cases"] if c["name"] == name), None)
     if raw is None:
         raise CaseError(f"no case {case_id!r}")
+    return raw
+
+
+def case_numerics(case_id: str, root: Path = CASES_DIR) -> dict[str, Any]:
+    """The case's `numerics:` options without building its graphs."""
+    return numerics_options(_raw_case(case_id, root))
+
+
+def load_case(case_id: str, root: Path = CASES_DIR) -> Case:
+    """Builds the case `group/file::case` fresh (callers may mutate its graphs)."""
+    raw = _raw_case(case_id, root)
+    name = raw["name"]
     try:
         return Case(
             id=case_id, note=raw.get("note", ""), config=raw.get("config") or {},

@@ -12,7 +12,7 @@ from lpt_cli.lpt.config import config_from_dict
 from lpt_cli.lpt.pipeline import run_pipeline
 
 from .compare import compare
-from .dsl import Case, load_case
+from .dsl import Case, case_numerics, load_case
 
 KNOWN_FAILURES = Path(__file__).resolve().parents[1] / "known_failing_cases.txt"
 KINDS = ("structure", "numerics")
@@ -31,7 +31,7 @@ def check_structure(case_id: str) -> str | None:
 
 def skip_reason(case_id: str) -> str | None:
     """Why the case's numerics are not checked (its `numerics: skip`), else None."""
-    return load_case(case_id).numerics.get("skip")
+    return case_numerics(case_id).get("skip")
 
 
 def check_numerics(case_id: str) -> str | None:

@@ -76,7 +76,7 @@ class AddTransformation(Transformation):
             return self.reject(add, "no_scale", "no dequantization Multiply next to the constant")
         fold_dequantization(add, 1 - multiply_branch, precisions)
         constant = add.input_node(1 - multiply_branch)
-        original = SwappedAdd(constant.data) if constant.type == "Constant" else None
+        original = SwappedAdd(constant.constant_data) if constant.type == "Constant" else None
         multiply = swap_multiply_and_add(add, multiply_branch)
         if multiply is add:
             return self.reject(add, "no_scale", "the dequantization Multiply has no constant")

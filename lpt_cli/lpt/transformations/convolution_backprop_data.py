@@ -57,10 +57,10 @@ class ConvolutionBackpropDataTransformation(ConvolutionTransformation):
 
     def weights_scale_shape(self, layer: Node, scale: Output) -> tuple[int, ...]:
         """The weights scale already has the output layout ([1, C_out, 1, ...] or a scalar)."""
-        return tuple(scale.shape)
+        return tuple(scale.dims)
 
     def zero_point_shape(self, weights: Output, reshaped: bool) -> tuple[int, ...]:
         """The weights zero point along the output channels: [1, C_out, 1, ...]."""
-        shape = [1] * len(weights.shape)
-        shape[1] = weights.shape[1]
+        shape = [1] * len(weights.dims)
+        shape[1] = weights.dims[1]
         return tuple(shape)

@@ -101,8 +101,8 @@ class MultiplyPartialTransformation(Transformation):
             return self.reject(multiply, "zero_point", "the low-precision branch has a zero point")
         _, scale_f = empty_values(dq_full, precision)
         scale = graph.add_constant(np.multiply(scale_e, scale_f), precision).output()
-        parent0 = (dq_full.subtract or dq_full.convert).output() if (dq_full.subtract or dq_full.convert) \
-            else dq_full.source
+        head = dq_full.subtract or dq_full.convert
+        parent0 = head.output() if head is not None else dq_full.source
         out_type = parent0.element_type if parent0.element_type == scale.element_type else f32
         scaled = binary(graph, "Multiply", parent0, scale, out_type).output()
         inputs = [scaled, dq_empty.source] if full == 0 else [dq_empty.source, scaled]

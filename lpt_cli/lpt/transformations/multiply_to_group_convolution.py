@@ -42,7 +42,7 @@ class MultiplyToGroupConvolutionTransformation(Transformation):
         rank = len(node.output().dims)
         weights = constant(self.graph, _identity_weights(channels_in, channels_out, rank), weights_type)
         last = self._group_convolution(dq.source, weights, channels_out, rank)
-        if dq.subtract is not None:
+        if dq.subtract_constant is not None:  # (set together with dq.subtract)
             shift = -cast(dq.subtract_constant.value, f32).astype(np.float32)
             bias = self.graph.add_constant(shift, f32).output()
             last = self.graph.add_node("Add", [last, bias], outputs=[(f32, broadcast_shapes(last.shape, bias.shape))]

@@ -40,6 +40,7 @@ class MVNTransformation(ScaleAfterTransformation):
 
     def new_scale(self, node: Node, dq: Dequantization) -> Output:
         scale = dq.multiply_constant
+        assert scale is not None, "ScaleAfterTransformation moves only dequantizations with a scale"
         if node.attr_bool("normalize_variance"):
             return sign_constant(self.graph, scale.value, self.config.deq_precision)
         return scale.output()
@@ -53,6 +54,7 @@ class MVNTransformation(ScaleAfterTransformation):
         axes = reduction_axes(node)
         if axes is None:
             return "dynamic_rank", "negative reduction axes with a dynamic rank"
+        assert dq.multiply_constant is not None, "ScaleAfterTransformation checks only dequantizations with a scale"
         if not is_scalar_like(dq.multiply_constant.value) and dq.channel_dim in axes:
             return "per_channel_across_channels", "per-channel scales inside one normalized slice"
         return None
