@@ -87,6 +87,16 @@ def load_case(case_id: str, root: Path = CASES_DIR) -> Case:
         raise CaseError(f"{case_id}: {exc}") from exc
 
 
+def load_input(case_id: str, root: Path = CASES_DIR) -> Graph:
+    """The case's input graph alone, built fresh: the untouched reference the numerics checks
+    compare a transformed copy with (the expected graph is not built)."""
+    raw = _raw_case(case_id, root)
+    try:
+        return build_graph(raw["input"], f"{raw['name']}_input")
+    except Exception as exc:
+        raise CaseError(f"{case_id}: {exc}") from exc
+
+
 def numerics_options(raw: dict[str, Any]) -> dict[str, Any]:
     """The case's `numerics:` in one form: `skip` (a reason) and/or `shapes`."""
     value = raw.get("numerics")

@@ -12,7 +12,7 @@ from lpt_cli.lpt.config import config_from_dict
 from lpt_cli.lpt.pipeline import run_pipeline
 
 from .compare import compare
-from .dsl import Case, case_numerics, load_case
+from .dsl import Case, case_numerics, load_case, load_input
 
 KNOWN_FAILURES = Path(__file__).resolve().parents[1] / "known_failing_cases.txt"
 KINDS = ("structure", "numerics")
@@ -38,7 +38,7 @@ def check_numerics(case_id: str) -> str | None:
     from .numerics import compare_numerics  # imports openvino and the writer
 
     case = load_case(case_id)
-    reference = load_case(case_id).input
+    reference = load_input(case_id)
     return compare_numerics(reference, transformed(case), shapes=case.numerics.get("shapes"))
 
 
