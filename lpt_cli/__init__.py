@@ -14,8 +14,8 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from .api import analysis, diff, report, transform, transform_file
 
 __version__ = "0.1.0"
-_API = ("transform", "transform_file", "report", "analysis", "diff")
-__all__ = ["__version__", *_API]
+__all__ = ["__version__", "analysis", "diff", "report", "transform", "transform_file"]
+_API = frozenset(__all__) - {"__version__"}
 
 
 def __getattr__(name: str) -> Any:

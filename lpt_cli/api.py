@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Union
 
 from .errors import LptError
-from .ir import Graph
+from .ir import DIALECTS, Graph
 from .ir.reader import read_ir
-from .ir.writer import DIALECTS, write_ir
+from .ir.writer import write_ir
 from .lpt.engine.config import Config, load_config
 from .lpt.engine.pipeline import PipelineResult, run_pipeline
 from .reports.analyze import Analysis, analyze
@@ -156,7 +156,9 @@ def analysis(model: ModelLike, config: ConfigLike = "cpu", shape: ShapeLike | No
 
 def model_name(model: ModelLike) -> str:
     """How reports name `model`: its path, or an in-memory model's friendly name."""
-    return os.fspath(model) if _is_path(model) else f"<openvino.Model {model.get_friendly_name()}>"
+    if isinstance(model, (str, os.PathLike)):
+        return os.fspath(model)
+    return f"<openvino.Model {model.get_friendly_name()}>"
 
 
 @contextmanager

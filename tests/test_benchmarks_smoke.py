@@ -1,5 +1,6 @@
 """The benchmark scripts still run, as subprocesses: bench_transform's and bench_scaling's
-quick scaling sections, and bench_process on a small IR (slow: it compiles with OpenVINO).
+quick scaling sections, and bench_process on a small IR. All are marked slow: each builds
+models of thousands of nodes or compiles with OpenVINO, and none checks lpt's behaviour.
 
 No timing is asserted (the figures depend on machine load); only that each exits 0 and
 prints its tables and verdicts.
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_transform.py"
+pytestmark = pytest.mark.slow
 
 
 def test_bench_transform_quick_scaling_runs() -> None:
@@ -37,7 +39,6 @@ def test_bench_scaling_quick_deep_runs() -> None:
     assert done.stdout.count(" us/node") == 1 and "growth exponent" in done.stdout
 
 
-@pytest.mark.slow
 def test_bench_process_runs_on_a_given_ir(tmp_path: Path) -> None:
     script = BENCH.with_name("bench_process.py")
     model = BENCH.parents[1] / "fixtures" / "models" / "resnet.xml"

@@ -11,7 +11,7 @@ import dataclasses
 
 import pytest
 
-from casekit.dsl import case_ids, load_case
+from casekit.dsl import case_ids, load_case, load_input
 from lpt_cli.lpt.engine.config import load_config
 from lpt_cli.lpt.engine.pipeline import run_pipeline
 
@@ -49,7 +49,7 @@ def test_full_cpu_pipeline_keeps_numerics(case_id: str) -> None:
     case = load_case(case_id)
     if case.numerics.get("skip"):
         pytest.skip(case.numerics["skip"])
-    reference = load_case(case_id).input
+    reference = load_input(case_id)
     config = dataclasses.replace(CPU, update_precisions=case.config.get("update_precisions", True))
     run_pipeline(case.input, config)
     assert compare_numerics(reference, case.input, shapes=case.numerics.get("shapes")) is None

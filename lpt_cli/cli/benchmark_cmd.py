@@ -173,6 +173,7 @@ def _table(results: dict[str, BenchResult], facts: dict[str, tuple[str, str]], w
             table.add_column(_SHORT[label], justify="right", no_wrap=True)
         for i, column in enumerate(columns):
             table.add_row(column, *(row[i] for row in cells.values()))
-    console = Console(file=io.StringIO(), width=width, color_system=None)
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=width, color_system=None)
     console.print(table)
-    return console.file.getvalue()
+    return buffer.getvalue()

@@ -6,7 +6,11 @@ The names below load on first use (PEP 562), so importing a light submodule of t
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the type checker sees the classes; at run time they load on first use
+    from .eltypes import ElementType, element_type
+    from .graph import Graph, GraphError, Input, Node, Output, Shape
 
 DIALECTS = ("runtime", "lowp")  # how the writer spells low-precision ops (see writer.py)
 

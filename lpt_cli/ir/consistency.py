@@ -31,15 +31,16 @@ def _agree(a: Shape, b: Shape) -> bool:
 
 def _broadcast(shapes: list[Shape]) -> Shape | str:
     """numpy broadcast of partial shapes, or a message why they do not broadcast."""
-    if any(s is None for s in shapes):
+    ranked = [s for s in shapes if s is not None]
+    if len(ranked) != len(shapes):
         return None
-    rank = max(len(s) for s in shapes)  # type: ignore[arg-type]
+    rank = max(len(s) for s in ranked)
     result = []
     for axis in range(rank):
-        dims = [s[axis - rank + len(s)] for s in shapes if axis - rank + len(s) >= 0]  # type: ignore[arg-type]
+        dims = [s[axis - rank + len(s)] for s in ranked if axis - rank + len(s) >= 0]
         static = {d for d in dims if d > 1}
         if len(static) > 1 or (static and 0 in dims):
-            return f"input shapes {', '.join(str(list(s)) for s in shapes)} do not broadcast"  # type: ignore[arg-type]
+            return f"input shapes {', '.join(str(list(s)) for s in ranked)} do not broadcast"
         if static:
             result.append(static.pop())
         elif 0 in dims:

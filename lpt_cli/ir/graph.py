@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from typing import Any, overload
 
 import math
 import re
@@ -26,7 +26,7 @@ Dim = int  # -1 is a dynamic dimension
 Shape = tuple[Dim, ...] | None  # None is a dynamic rank
 
 
-_INT = re.compile(r"[+-]?[0-9]+")  # ASCII digits only: str.isdigit() accepts '²' and '١'
+_INT = re.compile(r"[+-]?[0-9]+")  # ASCII digits only: str.isdigit() accepts '²' and '\u0661'
 _BOOL_SPELLINGS = {"true": True, "1": True, "false": False, "0": False}
 MAX_ATTR_INT = 2**62  # far beyond any real size or index, well inside int64 and numpy
 
@@ -61,6 +61,14 @@ class Output:
     @property
     def is_static(self) -> bool:
         return self.shape is not None and all(d >= 0 for d in self.shape)
+
+    @property
+    def dims(self) -> tuple[Dim, ...]:
+        """The shape, for code that needs the rank (dimensions may still be -1): a dynamic
+        rank there is a GraphError naming the value instead of a TypeError on None."""
+        if self.shape is None:
+            raise GraphError(f"{self!r}: the rank is dynamic")
+        return self.shape
 
     def consumers(self) -> list[Input]:
         return list(self.uses)
@@ -151,18 +159,32 @@ class Node:
         return self.type == "Constant"
 
     @property
-    def value(self) -> np.ndarray:
-        """Decoded value of a Constant (reads the .bin only now)."""
+    def constant_data(self) -> ConstantData:
+        """The data of a Constant (type, shape, count without decoding it)."""
         if self.data is None:
             raise GraphError(f"node {self.name!r} ({self.type}) is not a Constant")
-        return self.data.array()
+        return self.data
+
+    @property
+    def value(self) -> np.ndarray:
+        """Decoded value of a Constant (reads the .bin only now)."""
+        return self.constant_data.array()
 
     # --- attributes -------------------------------------------------------------------
     # Attributes are strings from the IR; each accessor validates what it parses, so a bad
     # value is one clear error naming the file, layer and attribute (never a bare ValueError).
+    # With a default the result is never None: the overloads let callers skip the check.
+    @overload
+    def attr(self, key: str, default: str) -> str: ...
+    @overload
+    def attr(self, key: str, default: None = None) -> str | None: ...
     def attr(self, key: str, default: str | None = None) -> str | None:
         return self.attrs.get(key, default)
 
+    @overload
+    def attr_int(self, key: str, default: int) -> int: ...
+    @overload
+    def attr_int(self, key: str, default: None = None) -> int | None: ...
     def attr_int(self, key: str, default: int | None = None) -> int | None:
         raw = self.attrs.get(key)
         return default if raw is None else self._parse_int(key, raw, raw)
@@ -305,7 +327,7 @@ class Graph:
             self.results.append(node)
         return node
 
-    def add_constant(self, value: np.ndarray | float | int, etype: ElementType | str | None = None,
+    def add_constant(self, value: np.ndarray | float, etype: ElementType | str | None = None,
                      *, shape: Sequence[int] | None = None, name: str | None = None) -> Node:
         """A Constant holding `value` (cast to `etype`; reshaped to `shape` when given)."""
         array = np.asarray(value)

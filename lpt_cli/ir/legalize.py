@@ -236,9 +236,9 @@ def copy_graph(graph: Graph) -> Graph:
         twin.xml_rt_info, twin.xml_extra, twin.xml_attrs = node.xml_rt_info, node.xml_extra, node.xml_attrs
         for slot, old in zip(twin.inputs, node.inputs):
             slot.xml_rt_info = old.xml_rt_info
-        for out, old in zip(twin.outputs, node.outputs):
-            out.names, out.xml_rt_info = old.names, old.xml_rt_info
-            outputs[id(old)] = out
+        for out, old_out in zip(twin.outputs, node.outputs):
+            out.names, out.xml_rt_info = old_out.names, old_out.xml_rt_info
+            outputs[id(old_out)] = out
     new.parameters = [new.nodes[n.id] for n in graph.parameters]
     new.results = [new.nodes[n.id] for n in graph.results]
     return new
@@ -340,7 +340,8 @@ def _hoist_dequantization(g: Graph, node: Node, ctype: ElementType) -> bool:
         if len(users) == 1 and users[0].node.type == "Multiply":
             ops.append(users[0].node)
     constants = [op.input_node(1 - _data_index(op, prev)) for op, prev in zip(ops, [source.node, *ops])]
-    if any(c.type != "Constant" or c.output().element_type.is_integral or c.data.count != 1 for c in constants):
+    if any(c.type != "Constant" or c.output().element_type.is_integral or c.constant_data.count != 1
+           for c in constants):
         return False
     chain = _chain(head, source)
     value = _convert(g, head, ctype, f"{chain[-1].node.name}/to_{ctype.name}")
@@ -396,7 +397,7 @@ def _shape_only_head(source: Output, dequantization_ok: bool = False) -> Output:
     """
     head = source
     while (head.node.type in _SHAPE_ONLY
-           and (len(head.uses) == 1 or head is source and _all_compute(head, dequantization_ok))
+           and (len(head.uses) == 1 or (head is source and _all_compute(head, dequantization_ok)))
            and head.node.inputs[0].source.element_type == source.element_type):
         head = head.node.inputs[0].source
     return head

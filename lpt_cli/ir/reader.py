@@ -29,7 +29,7 @@ SUPPORTED_VERSIONS = ("10", "11")
 FROM_IR_TYPE = {"Const": "Constant", "ReLU": "Relu", "PReLU": "PRelu", "SoftMax": "Softmax"}
 _LAYER_KEYS = ("id", "name", "type", "version")
 _KNOWN_CHILDREN = ("data", "rt_info", "input", "output")
-_UINT = re.compile(r"[0-9]+")  # ASCII only: str.isdigit() and int() accept '²', '١', '1_0'
+_UINT = re.compile(r"[0-9]+")  # ASCII only: str.isdigit() and int() accept '²', '\u0661', '1_0'
 MAX_DIM = 2**40  # a dimension beyond any real tensor; keeps element counts inside int64
 MAX_ELEMENTS = 2**62
 
@@ -136,7 +136,7 @@ def _parse_xml(ctx: _Context) -> Any:
         raise ctx.fail("has a DOCTYPE (entity declarations are not allowed in an IR)")
     root = tree.getroot()
     if root.tag != "net":
-        raise ctx.fail(f"not an OpenVINO IR: the root element is <{root.tag}>, expected <net>")
+        raise ctx.fail(f"not an OpenVINO IR: the root element is <{clip(root.tag)}>, expected <net>")
     version = root.get("version")
     if version not in SUPPORTED_VERSIONS:
         raise ctx.fail(f"unsupported IR version {clip(version)!r} (lpt reads versions 10 and 11)")
@@ -296,16 +296,17 @@ def _check_body_constants(ctx: _Context, extra: Any, what: str) -> None:
         data = layer.find("data")
         inner = f"{what}: body layer {clip(layer.get('id'))} '{clip(layer.get('name', ''))}'"
         raw = [data.get(k) for k in ("offset", "size")] if data is not None else [None, None]
-        if not all(r is not None and _UINT.fullmatch(r.strip()) and int(r) <= MAX_ELEMENTS for r in raw):
+        values = [int(r) for r in raw if r is not None and _UINT.fullmatch(r.strip())]
+        if len(values) != 2 or max(values) > MAX_ELEMENTS:
             raise ctx.fail(f"{inner}: Const <data> needs integer offset and size")
-        offset, size = int(raw[0]), int(raw[1])
+        offset, size = values
         _checked_blob(ctx, inner, offset, size)
 
 
 def _wire_edges(ctx: _Context, root: Any, layers: dict[str, _Layer]) -> None:
     """Maps IR port ids (inputs 0..k-1, outputs k..) to slots and fills `fed` per layer."""
-    in_index = {lid: {p.pid: i for i, p in enumerate(l.inputs)} for lid, l in layers.items()}
-    out_index = {lid: {p.pid: i for i, p in enumerate(l.outputs)} for lid, l in layers.items()}
+    in_index = {lid: {p.pid: i for i, p in enumerate(layer.inputs)} for lid, layer in layers.items()}
+    out_index = {lid: {p.pid: i for i, p in enumerate(layer.outputs)} for lid, layer in layers.items()}
     edges = root.find("edges")
     for edge in (edges if edges is not None else ()):
         src, sport, dst, dport = (edge.get(k) for k in ("from-layer", "from-port", "to-layer", "to-port"))

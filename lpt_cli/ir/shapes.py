@@ -8,12 +8,13 @@ from .graph import Shape
 
 def broadcast_shapes(*shapes: Shape) -> Shape:
     """NumPy-style broadcast of partial shapes; a dynamic dim stays dynamic unless the other is > 1."""
-    if any(s is None for s in shapes):
+    ranked = [s for s in shapes if s is not None]
+    if len(ranked) != len(shapes):
         return None
-    rank = max(len(s) for s in shapes)  # type: ignore[arg-type]
+    rank = max(len(s) for s in ranked)
     result: list[int] = []
     for axis in range(rank):
-        dims = [s[axis - rank + len(s)] for s in shapes if axis - rank + len(s) >= 0]  # type: ignore[arg-type]
+        dims = [s[axis - rank + len(s)] for s in ranked if axis - rank + len(s) >= 0]
         static = [d for d in dims if d > 1]
         if static:
             result.append(static[0])

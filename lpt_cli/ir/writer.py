@@ -16,7 +16,7 @@ import os
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import IO, Any
 
 from lxml import etree
 
@@ -173,9 +173,10 @@ def _refuse_protected(xml_path: Path, bin_path: Path, protect: Sequence[Path]) -
                 raise IRWriteError(f"{target}: refusing to overwrite the input model {other}")
 
 
-def _temp_file(folder: Path, name: str, temps: list[Path]) -> BinaryIO:
+def _temp_file(folder: Path, name: str, temps: list[Path]) -> IO[bytes]:
     """A temp file beside the target, with the permissions a plain open() would give."""
-    handle = tempfile.NamedTemporaryFile(dir=folder, prefix=f".{name}.", suffix=".tmp", delete=False)
+    # Returned open (SIM115): the caller's `with` closes it.
+    handle = tempfile.NamedTemporaryFile(dir=folder, prefix=f".{name}.", suffix=".tmp", delete=False)  # noqa: SIM115
     temps.append(Path(handle.name))
     os.chmod(handle.name, 0o666 & ~_umask())
     return handle
@@ -248,7 +249,7 @@ def _layer(out: list[str], node: Node, layer_id: int, graph: Graph, bins: _BinWr
                                ("output", node.outputs, len(node.inputs))):
         if not values:
             continue
-        holders = node.inputs if tag == "input" else node.outputs
+        holders: Sequence[Input | Output] = node.inputs if tag == "input" else node.outputs
         children.append(f"      <{tag}>\n")
         for i, (value, holder) in enumerate(zip(values, holders)):
             names = {"names": value.names} if tag == "output" and value.names else {}

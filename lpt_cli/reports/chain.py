@@ -27,15 +27,12 @@ def chain_lines(graph: Graph, name: str) -> list[str]:
     node = find_layer(graph, name)
     if node is None:
         return ["  (not in this model)"]
-    lines = []
-    for slot in node.inputs:
-        lines.append(f"  in {slot.index}: " + " <- ".join(describe(v) for v in _upstream(slot.source)))
+    lines = [f"  in {slot.index}: " + " <- ".join(describe(v) for v in _upstream(slot.source)) for slot in node.inputs]
     outs = ", ".join(f"{o.element_type.name}[{'?' if o.shape is None else ','.join(map(str, o.shape))}]"
                      for o in node.outputs)
     lines.append(f"  >> {node.type} '{node.name}' -> {outs}")
-    for out in node.outputs:
-        for use in out.uses:
-            lines.append(f"  out {out.index} -> " + " -> ".join(_downstream(use.node)))
+    lines.extend(f"  out {out.index} -> " + " -> ".join(_downstream(use.node))
+                 for out in node.outputs for use in out.uses)
     return lines
 
 

@@ -43,8 +43,8 @@ def layer_rows(before: Graph, after: Graph, decisions: Mapping[int, list[Decisio
             rows.append(_row(node, twin, LOW, None, macs))
         elif not is_quantized(node):
             # a weightable layer weighs in the low-precision share, so it says why it is not in it
-            reason = _not_quantized_reason(node) if node.type in WEIGHTABLE else None
-            rows.append(_row(node, twin, NOT_QUANTIZED, reason, macs))
+            why = _not_quantized_reason(node) if node.type in WEIGHTABLE else None
+            rows.append(_row(node, twin, NOT_QUANTIZED, why, macs))
         else:
             rows.append(_row(node, twin, ORIGINAL, explain(node, twin, now, decisions, config), macs))
     return rows

@@ -165,14 +165,15 @@ def _table(diff: Diff) -> str:
         table.add_row(Text(c.label), Text(c.type), Text(c.change, style=_STYLE.get(c.change, "")),
                       Text(describe(c.a)), Text(describe(c.b)))  # Text: `[u8 -> f32]` is not markup
     width = terminal_width()
-    console = Console(file=io.StringIO(), width=width, color_system=None, highlight=False)
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=width, color_system=None, highlight=False)
     if diff.layers:
         console.print(table)
     else:
         console.print(f"no layer differs between A = {diff.a_label} and B = {diff.b_label}", markup=False)
     for line in summary_lines(diff):
         console.print(line, markup=False)
-    return console.file.getvalue()
+    return buffer.getvalue()
 
 
 def _markdown(diff: Diff) -> str:

@@ -51,7 +51,7 @@ def graph_view(graph: Graph, rows: Mapping[str, LayerRow], transformed: bool) ->
     ordered = order_rows(row, keys, preds, sweeps=2)
     width = max((_row_width(members) for members in ordered.values()), default=BOX_W) + 2 * MARGIN
     centre: dict[int | tuple[int, int], float] = {}
-    for r, members in ordered.items():
+    for members in ordered.values():
         x = MARGIN + (width - 2 * MARGIN - _row_width(members)) / 2
         for key in members:
             step = DUMMY_W if isinstance(key, tuple) else BOX_W

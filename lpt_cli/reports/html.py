@@ -215,12 +215,12 @@ def report_html(analysis: Analysis) -> str:
              '<ul class="summary">', *(f"<li>{escape(line)}</li>" for line in summary_lines(report.summary)), "</ul>",
              '<section id="graphs"><h2>The graph before and after LPT</h2>', _LEGEND,
              '<p id="chosen">Click a box or a row of the table: that layer, before and after LPT, side by side.</p>',
-             '<div class="panes"><div class="pane"><h3>before LPT</h3><div class="view" id="view-before"></div></div>'
-             '<div class="pane"><h3>after LPT</h3><div class="view" id="view-after"></div></div></div></section>',
-             f'<p class="filters"><input id="filter" type="search" placeholder="filter: name, type, reason"> {boxes}'
-             f' {_select("type", "all types", types)} {_select("reason", "all reasons", reasons)}</p>',
-             '<div class="later"><table id="layers"><thead><tr><th>layer</th><th>type</th><th>inputs</th><th>output</th><th>status</th>'
-             '<th>reason</th><th class="num">MACs</th></tr></thead><tbody>']
+             ('<div class="panes"><div class="pane"><h3>before LPT</h3><div class="view" id="view-before"></div></div>'
+              '<div class="pane"><h3>after LPT</h3><div class="view" id="view-after"></div></div></div></section>'),
+             (f'<p class="filters"><input id="filter" type="search" placeholder="filter: name, type, reason"> {boxes}'
+              f' {_select("type", "all types", types)} {_select("reason", "all reasons", reasons)}</p>'),
+             ('<div class="later"><table id="layers"><thead><tr><th>layer</th><th>type</th><th>inputs</th><th>output</th><th>status</th>'
+              '<th>reason</th><th class="num">MACs</th></tr></thead><tbody>')]
     parts += [_row(row, drawn.get(row.name)) for row in report.layers]
     parts.append("</tbody></table></div>")
     parts.append(f"<h2>Before and after LPT ({len(drawn)} layers)</h2>")

@@ -118,10 +118,11 @@ def _table(many: ManyReport) -> str:
     for i, row in enumerate(cells):
         style = "bold" if i == len(cells) - 1 else ("red" if row[-1] == "no" else "")
         table.add_row(*(Text(c) for c in row[:width]), style=style, end_section=i == len(cells) - 2)
-    console = Console(file=io.StringIO(), width=terminal_width(),
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=terminal_width(),
                       color_system=None, highlight=False)
     console.print(table)
-    return console.file.getvalue()
+    return buffer.getvalue()
 
 
 def _markdown(many: ManyReport) -> str:

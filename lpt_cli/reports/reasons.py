@@ -8,7 +8,7 @@ dequantization break one of the config's restrictions.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
+from functools import cache
 
 from ..ir import Node
 from ..lpt.engine import registry
@@ -21,7 +21,7 @@ from .topology import WEIGHTABLE, data_inputs, find_twin, is_low, quantizer_upst
 _ASYMMETRY_CHECKED = frozenset({"Convolution", "GroupConvolution", "ConvolutionBackpropData"})
 
 
-@lru_cache(maxsize=None)
+@cache
 def _op_types(name: str) -> tuple[str, ...]:
     return tuple(registry.load(name).op_types)
 
@@ -102,11 +102,11 @@ def _restriction(op_type: str, found: Mapping[int, DequantizationSummary], confi
             if dq is not None and dq.precision not in allowed:
                 names = ", ".join(t.name for t in allowed)
                 return "precision_restriction", f"port {port} gets {dq.precision.name}; {op_type} allows {names}"
-    for rule in config.per_tensor_restrictions:
-        if rule.op != op_type:
+    for per_tensor in config.per_tensor_restrictions:
+        if per_tensor.op != op_type:
             continue
         for port, dq in found.items():
-            if dq.per_channel and (not rule.ports or port in rule.ports):
+            if dq.per_channel and (not per_tensor.ports or port in per_tensor.ports):
                 return "per_tensor_restriction", f"port {port} is quantized per channel; {op_type} needs per tensor"
     if op_type in _ASYMMETRY_CHECKED:
         if not config.asymmetric_quantization and 0 in found and found[0].subtract:

@@ -59,8 +59,8 @@ def summary_lines(s: Summary) -> list[str]:
         f"profile: {s.profile}",
         f"ISA: {s.isa}",
         f"layers: {s.layers} ({statuses})",
-        f"weightable layers in low precision: {s.weightable_low_precision}/{s.weightable}, "
-        f"{s.low_precision_share:.2f}% of {s.macs_total} MACs",
+        (f"weightable layers in low precision: {s.weightable_low_precision}/{s.weightable}, "
+         f"{s.low_precision_share:.2f}% of {s.macs_total} MACs"),
         f"FakeQuantize: {s.fake_quantize_before} in the model, {s.fake_quantize_left} left unquantized after LPT",
     ]
     if s.macs_per_position:
@@ -85,6 +85,8 @@ def render_table(report: Report, width: int | None = None) -> str:
     the layout narrows: no vertical rules, inputs and output in one column."""
     width = width or terminal_width()
     narrow = width < 120
+    headers: tuple[str, ...]
+    caps: tuple[int, ...]
     if narrow:
         headers, caps = ("layer", "type", "precision", "status", "reason"), (10**6, 13, 13, 18, 10**6)
     else:
@@ -108,11 +110,12 @@ def render_table(report: Report, width: int | None = None) -> str:
     for row, cell in zip(report.layers, cells):
         status = f"[{_STYLE[row.status]}]{row.status}[/]" if row.status in _STYLE else row.status
         table.add_row(*(escape(c) for c in cell[:-2]), status, escape(cell[-1]))
-    console = Console(file=io.StringIO(), width=width, color_system=None, highlight=False)
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=width, color_system=None, highlight=False)
     console.print(table)
     for line in summary_lines(report.summary):
         console.print(line, markup=False)
-    return console.file.getvalue()
+    return buffer.getvalue()
 
 
 def render_markdown(report: Report) -> str:

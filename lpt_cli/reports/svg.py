@@ -103,7 +103,7 @@ def _layout(title: str, nodes: list[Node], focus: Node | None) -> _Panel:
     rows = layer_rows(nodes)
     widest = max((len(m) for m in rows.values()), default=1)
     width = widest * (BOX_W + GAP_X) - GAP_X + 2 * MARGIN
-    pos = {}
+    pos: dict[int, tuple[float, float]] = {}
     for r, members in rows.items():
         indent = (width - 2 * MARGIN - (len(members) * (BOX_W + GAP_X) - GAP_X)) / 2
         for i, node_id in enumerate(members):
@@ -210,8 +210,8 @@ def _document(panels: list[_Panel], heading: tuple[str, ...], prefix: str) -> st
     width = sum(p.width for p in panels)
     legend_y = max(p.height for p in panels) + 40
     height = legend_y + 30
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
-             f'viewBox="0 0 {width:.0f} {height:.0f}">',
+    parts = [(f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
+              f'viewBox="0 0 {width:.0f} {height:.0f}">'),
              f"<style>{_STYLE}</style>",
              "<defs>" + "".join(
                  f'<marker id="{prefix}{marker}" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="8" markerHeight="8" '

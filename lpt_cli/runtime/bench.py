@@ -82,9 +82,10 @@ class _Runner:
             for _ in range(WARMUP):
                 self.request.infer(self.inputs)
             return
-        for _ in range(WARMUP * len(self.queue)):
-            self.queue.start_async(self.inputs)
-        self.queue.wait_all()
+        if self.queue is not None:
+            for _ in range(WARMUP * len(self.queue)):
+                self.queue.start_async(self.inputs)
+            self.queue.wait_all()
 
     def run_for(self, seconds: float) -> None:
         """Infers for about `seconds` (at least once) and adds it to the measured time."""
@@ -99,7 +100,7 @@ class _Runner:
                     self.latencies.append((now - t0) * 1e3)
                     if now - start >= seconds:
                         break
-            else:
+            elif self.queue is not None:
                 while time.perf_counter() - start < seconds:
                     self.queue.start_async(self.inputs)  # waits while every request is busy
                 self.queue.wait_all()

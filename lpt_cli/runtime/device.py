@@ -57,7 +57,8 @@ def device_info(device: str) -> DeviceInfo:
     require_device(device)
     target = "CPU" if device.upper() in VIRTUAL_DEVICES else device
     full_name = str(_property(target, "FULL_DEVICE_NAME") or target)
-    capabilities = tuple(str(c) for c in (_property(target, "OPTIMIZATION_CAPABILITIES") or ()))
+    listed = _property(target, "OPTIMIZATION_CAPABILITIES")
+    capabilities = tuple(str(c) for c in listed) if isinstance(listed, (list, tuple)) else ()
     return DeviceInfo(device, full_name, capabilities, cpu_isa())
 
 

@@ -109,7 +109,7 @@ def load_inputs(path: str | Path, compiled: ov.CompiledModel) -> list[np.ndarray
         detail = "it holds pickled objects, which lpt never loads" if "pickle" in str(err) else str(err)
         raise LptError(f"{path}: cannot read inputs: {detail.splitlines()[0]}") from None
     arrays = []
-    for i, (name, shape, dtype) in enumerate(input_shapes(compiled)):
+    for i, (name, _shape, dtype) in enumerate(input_shapes(compiled)):
         port = compiled.inputs[i]
         key = next((k for k in [*sorted(port.get_names()), name, f"arr_{i}"] if k in stored), None)
         if key is None:

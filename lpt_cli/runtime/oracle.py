@@ -39,7 +39,8 @@ def plugin_run(xml_path: str | Path, inputs: dict[str, np.ndarray], *, device: s
     """Compiles and infers `xml_path` in a child process; `inputs` by input name."""
     with tempfile.TemporaryDirectory(prefix="lpt-oracle-") as tmp:
         folder = Path(tmp)
-        np.savez(folder / "inputs.npz", **inputs)
+        # (numpy's stub types **kwds as if a key could be its `allow_pickle` flag)
+        np.savez(folder / "inputs.npz", **inputs)  # type: ignore[arg-type]
         cmd = [sys.executable, "-m", "lpt_cli.runtime.oracle", str(xml_path), str(folder), device]
         try:
             done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
@@ -78,7 +79,8 @@ def _child(xml_path: str, folder: str, device: str) -> int:
         print(f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}",
               file=sys.stderr)
         return 3
-    np.savez(out / "outputs.npz", **{f"out{i}": np.asarray(results[o]) for i, o in enumerate(compiled.outputs)})
+    outputs = {f"out{i}": np.asarray(results[o]) for i, o in enumerate(compiled.outputs)}
+    np.savez(out / "outputs.npz", **outputs)  # type: ignore[arg-type]  # as for inputs.npz above
     rows = [layer.__dict__ for layer in runtime_layers(compiled)]
     (out / "layers.json").write_text(json.dumps(rows))
     return 0

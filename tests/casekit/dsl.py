@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ from lpt_cli.ir.eltypes import ElementType, element_type
 from lpt_cli.ir.graph import Graph, Output
 
 from . import shapes
-from .yamlio import load_yaml
+from .yamlio import case_names, load_yaml
 
 CASES_DIR = Path(__file__).resolve().parents[2] / "fixtures" / "lpt-cases"
 
@@ -47,22 +48,34 @@ def case_files(root: Path = CASES_DIR) -> list[Path]:
     return sorted(root.glob("*/*.yaml"))
 
 
-def case_ids(root: Path = CASES_DIR) -> list[str]:
-    """Every case's id, `group/file::case`, in file order."""
-    return [f"{_file_id(path)}::{raw['name']}" for path in case_files(root)
-            for raw in load_yaml(path)["cases"]]
+@lru_cache(maxsize=None)
+def case_ids(root: Path = CASES_DIR) -> tuple[str, ...]:
+    """Every case's id, `group/file::case`, in file order (the files are parsed, not loaded:
+    three test modules call this at collection; each case is built when its test runs)."""
+    return tuple(f"{_file_id(path)}::{name}" for path in case_files(root) for name in case_names(path))
 
 
 def _file_id(path: Path) -> str:
     return f"{path.parent.name}/{path.stem}"
 
 
-def load_case(case_id: str, root: Path = CASES_DIR) -> Case:
-    """Builds the case `group/file::case` fresh (callers may mutate its graphs)."""
+def _raw_case(case_id: str, root: Path) -> dict[str, Any]:
     file_part, _, name = case_id.partition("::")
     raw = next((c for c in load_yaml(root / f"{file_part}.yaml")["cases"] if c["name"] == name), None)
     if raw is None:
         raise CaseError(f"no case {case_id!r}")
+    return raw
+
+
+def case_numerics(case_id: str, root: Path = CASES_DIR) -> dict[str, Any]:
+    """The case's `numerics:` options without building its graphs."""
+    return numerics_options(_raw_case(case_id, root))
+
+
+def load_case(case_id: str, root: Path = CASES_DIR) -> Case:
+    """Builds the case `group/file::case` fresh (callers may mutate its graphs)."""
+    raw = _raw_case(case_id, root)
+    name = raw["name"]
     try:
         return Case(
             id=case_id, note=raw.get("note", ""), config=raw.get("config") or {},
@@ -70,6 +83,16 @@ def load_case(case_id: str, root: Path = CASES_DIR) -> Case:
             expected=build_graph(raw["expected"], f"{name}_expected"),
             numerics=numerics_options(raw),
         )
+    except Exception as exc:
+        raise CaseError(f"{case_id}: {exc}") from exc
+
+
+def load_input(case_id: str, root: Path = CASES_DIR) -> Graph:
+    """The case's input graph alone, built fresh: the untouched reference the numerics checks
+    compare a transformed copy with (the expected graph is not built)."""
+    raw = _raw_case(case_id, root)
+    try:
+        return build_graph(raw["input"], f"{raw['name']}_input")
     except Exception as exc:
         raise CaseError(f"{case_id}: {exc}") from exc
 

@@ -12,7 +12,7 @@ from lpt_cli.lpt.engine.config import config_from_dict
 from lpt_cli.lpt.engine.pipeline import run_pipeline
 
 from .compare import compare
-from .dsl import Case, load_case
+from .dsl import Case, case_numerics, load_case, load_input
 
 KNOWN_FAILURES = Path(__file__).resolve().parents[1] / "known_failing_cases.txt"
 KINDS = ("structure", "numerics")
@@ -31,14 +31,14 @@ def check_structure(case_id: str) -> str | None:
 
 def skip_reason(case_id: str) -> str | None:
     """Why the case's numerics are not checked (its `numerics: skip`), else None."""
-    return load_case(case_id).numerics.get("skip")
+    return case_numerics(case_id).get("skip")
 
 
 def check_numerics(case_id: str) -> str | None:
     from .numerics import compare_numerics  # imports openvino and the writer
 
     case = load_case(case_id)
-    reference = load_case(case_id).input
+    reference = load_input(case_id)
     return compare_numerics(reference, transformed(case), shapes=case.numerics.get("shapes"))
 
 

@@ -61,7 +61,8 @@ def test_two_models():
     convs = [e for e in doc["layers"] if e["type"] == "Convolution"]
     assert convs and all(e["change"] == "lost" and e["b"]["status"] == "not-quantized" for e in convs)
     only_a = {e["name"] for e in doc["layers"] if e["change"] == "only-a"}
-    assert only_a and all(report_rows(DETECTION, "cpu")[n]["type"] == "FakeQuantize" for n in only_a)
+    rows = report_rows(DETECTION, "cpu")
+    assert only_a and all(rows[n]["type"] == "FakeQuantize" for n in only_a)
     back_code, back, _ = diff_json(DETECTION_FP32, DETECTION)
     assert back_code == 0 and {e["name"] for e in back["layers"] if e["change"] == "only-b"} == only_a
 

@@ -179,13 +179,15 @@ def test_help_teaches_with_examples() -> None:
     assert CliRunner().invoke(main, ["--version"]).output.startswith("lpt ")
 
 
-def test_internal_error_in_a_pass_names_the_pass_and_layer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("method", ["applies_to", "transform"])  # the pass's matcher and its rewrite
+def test_internal_error_in_a_pass_names_the_pass_and_layer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          method: str) -> None:
     from lpt_cli.lpt.transformations.eltwise.add import AddTransformation
 
     def explode(self: object, node: object) -> bool:
         raise KeyError("scale")
 
-    monkeypatch.setattr(AddTransformation, "transform", explode)
+    monkeypatch.setattr(AddTransformation, method, explode)
     model = make_model(tmp_path)
     result = CliRunner().invoke(main, ["transform", str(model), "--config", "default", "-o", str(tmp_path / "o.xml")])
     assert result.exit_code == 1

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...ir import Node, Output
+from ...ir import GraphError, Node, Output
 from ...ir.eltypes import LOW_PRECISION, ElementType, element_type
 
 _EXTRA_CONVERT_INPUTS = frozenset(element_type(n) for n in ("i4", "u4", "f32", "f16"))
@@ -36,6 +36,14 @@ class Dequantization:
         return self.subtract is None and self.multiply is None
 
     @property
+    def source(self) -> Output:
+        """`data` where a caller relies on it being known (a chain was looked for at an
+        existing input): a GraphError when it is not, instead of a TypeError on None."""
+        if self.data is None:
+            raise GraphError("no dequantization data: the chain was not found")
+        return self.data
+
+    @property
     def is_low_precision(self) -> bool:
         return self.data is not None and self.data.element_type in LOW_PRECISION
 
@@ -56,9 +64,9 @@ class Dequantization:
     def is_per_tensor(self) -> bool:
         if self.multiply_constant is None:
             raise ValueError("a per-tensor check needs a multiply constant")
-        if self.multiply_constant.data.count != 1:
+        if self.multiply_constant.constant_data.count != 1:
             return False
-        return self.subtract_constant is None or self.subtract_constant.data.count == 1
+        return self.subtract_constant is None or self.subtract_constant.constant_data.count == 1
 
     def multiply_has_zero_or_denormal(self) -> bool:
         if self.multiply_constant is None:
@@ -112,7 +120,7 @@ def constant_branch(eltwise: Node) -> int | None:
 def constant_is_per_channel(eltwise: Node, constant: Node, channel_dim: int) -> bool:
     """FakeQuantizeDequantization::checkElementwise: `constant` is one value, or varies along
     the whole channel axis of `eltwise`'s output only."""
-    shape = constant.data.shape
+    shape = constant.constant_data.shape
     if len(shape) > 5:
         return False
     if int(np.prod(shape, dtype=np.int64)) == 1:
@@ -219,7 +227,7 @@ def get_dequantization_below(node: Node, convert_is_mandatory: bool = False) -> 
         dq.convert = last
         last = last.output().uses[0].node
     if last.type == "Subtract":
-        branch, convert, constant = subtract_constant_branch(last)
+        _, convert, constant = subtract_constant_branch(last)
         if constant is not None and len(last.output().uses) == 1:
             dq.subtract, dq.subtract_convert, dq.subtract_constant = last, convert, constant
             last = last.output().uses[0].node

@@ -53,12 +53,12 @@ def fold_fake_quantize(fq: Node, *, round_values: bool) -> Output | None:
     if low.type == "Constant" and high.type == "Constant" and np.array_equal(low.value.reshape(-1), high.value.reshape(-1)):
         if not out.is_static:
             return None
-        value = np.broadcast_to(cast(low.value, out.element_type), out.shape)
+        value = np.broadcast_to(cast(low.value, out.element_type), out.dims)
         return graph.add_constant(np.array(value), out.element_type).output()
     if any(fq.input_node(i).type != "Constant" for i in range(5)):
         return None
-    args = [fq.input_node(i).value for i in range(5)]
-    value = evaluate_fake_quantize(*args, levels=fq.attr_int("levels", 256))
+    x, il, ih, ol, oh = (fq.input_node(i).value for i in range(5))
+    value = evaluate_fake_quantize(x, il, ih, ol, oh, levels=fq.attr_int("levels", 256))
     if round_values:
         value = np.round(value)
     return graph.add_constant(cast(value, out.element_type), out.element_type).output()
@@ -186,8 +186,8 @@ def copy_info(source: Node, target: Node) -> None:
         return
     for src, dst in zip(source.inputs, target.inputs):
         dst.annotations.update(src.annotations)
-    for src, dst in zip(source.outputs, target.outputs):
-        dst.annotations.update(src.annotations)
+    for src_out, dst_out in zip(source.outputs, target.outputs):
+        dst_out.annotations.update(src_out.annotations)
 
 
 def _interval_constant(graph: Graph, values: np.ndarray, etype: ElementType) -> Output:
@@ -278,13 +278,13 @@ def compose_fake_quantize(fq: Node, default_precisions: Iterable[ElementType]) -
     if dq.convert is not None:
         composed = _replacement_fq(composed, composed.input_value(3), composed.input_value(4), dq.convert,
                                    dq.convert.output().element_type)
-    if dq.subtract is not None:
+    if dq.subtract is not None and dq.subtract_constant is not None:  # (set together)
         shift = dq.subtract_constant.value
         if dq.subtract_convert is not None:
             shift = cast(shift, dq.subtract_convert.output().element_type)
         low, high = (_fold_interval(graph, composed.input_node(i), lambda v: v - shift) for i in (3, 4))
         composed = _replacement_fq(composed, low, high, dq.subtract, composed.input_value(0).element_type)
-    if dq.multiply is not None:
+    if dq.multiply is not None and dq.multiply_constant is not None:  # (set together)
         scale = dq.multiply_constant.value
         low, high = (_fold_interval(graph, composed.input_node(i), lambda v: v * scale) for i in (3, 4))
         composed = _replacement_fq(composed, low, high, dq.multiply, composed.input_value(0).element_type)

@@ -90,7 +90,7 @@ def min_value(etype: ElementType, levels: int) -> float:
     name = etype.name
     if etype.kind == "uint" or name == "u4":
         return 0.0
-    signed = {
+    signed: dict[str, dict[int | None, float]] = {
         "i4": {None: -8.0},
         "i8": {16: -8.0, 15: -7.0, 256: -128.0, 255: -127.0},
         "i16": {65536: -32768.0, 65535: -32767.0},
@@ -143,7 +143,8 @@ def _precision_for(levels: int, signed: bool) -> ElementType | None:
     return None
 
 
-def get_precision_details(levels: int, output_low: Sequence[float], output_high: Sequence[float]) -> PrecisionDetails:
+def get_precision_details(levels: int, output_low: np.ndarray | Sequence[float],
+                          output_high: np.ndarray | Sequence[float]) -> PrecisionDetails:
     """LayerTransformation::getPrecisionDetails with OpenVINO's hard-coded thresholds."""
     # OpenVINO computes in float32; the thresholds are sensitive to it.
     # broadcast before flattening: a per-tensor low may go with a per-channel high
@@ -202,7 +203,7 @@ def get_data_precision(details: QuantizationDetails, required: Sequence[ElementT
         return DataPrecision.of(natural.precision, details.levels, natural.has_zero_point)
     if not required:
         return None
-    if natural.precision in required:
+    if natural.precision is not None and natural.precision in required:
         chosen, has_zp = natural.precision, natural.has_zero_point
     else:
         chosen, has_zp = required[0], True

@@ -154,6 +154,11 @@ def load_config(spec: str) -> Config:
     return config_from_dict(parse_yaml(text, clip(spec)), name=str(spec))
 
 
+def _line(event: yaml.Event) -> int:
+    """The 1-based line of a parser event (PyYAML's parser marks every event)."""
+    return event.start_mark.line + 1 if event.start_mark is not None else 0
+
+
 def parse_yaml(text: str, name: str) -> Any:
     """safe_load, after an event scan that bounds nesting and refuses aliases (no recursion,
     no exponential expansion); any YAML error becomes one line with its line number."""
@@ -161,16 +166,16 @@ def parse_yaml(text: str, name: str) -> Any:
         depth = 0
         for event in yaml.parse(text, Loader=yaml.SafeLoader):
             if isinstance(event, yaml.AliasEvent):
-                raise ConfigError(f"{name}: line {event.start_mark.line + 1}: YAML aliases (*name) "
+                raise ConfigError(f"{name}: line {_line(event)}: YAML aliases (*name) "
                                   "are not allowed in a config")
             tag = getattr(event, "tag", None)
             if tag is not None and tag != "!":  # the parser reports only explicit tags
-                raise ConfigError(f"{name}: line {event.start_mark.line + 1}: YAML tags ({clip(tag.replace('tag:yaml.org,2002:', '!!'), 40)}) "
+                raise ConfigError(f"{name}: line {_line(event)}: YAML tags ({clip(tag.replace('tag:yaml.org,2002:', '!!'), 40)}) "
                                   "are not allowed in a config")
             if isinstance(event, yaml.CollectionStartEvent):
                 depth += 1
                 if depth > MAX_CONFIG_DEPTH:
-                    raise ConfigError(f"{name}: line {event.start_mark.line + 1}: nested deeper than "
+                    raise ConfigError(f"{name}: line {_line(event)}: nested deeper than "
                                       f"{MAX_CONFIG_DEPTH} levels")
             elif isinstance(event, yaml.CollectionEndEvent):
                 depth -= 1
@@ -255,7 +260,7 @@ def _check_mapping(value: Any, name: str, key: str) -> None:
         raise ConfigError(f"{name}: {where}expected a mapping, got {type(value).__name__}")
 
 
-def _bool(d: Mapping, key: str, default: bool, name: str) -> bool:
+def _bool(d: Mapping[str, Any], key: str, default: bool, name: str) -> bool:
     value = d.get(key, default)
     if not isinstance(value, bool):
         raise ConfigError(f"{name}: {key}: expected true or false, got {clip(repr(value))}")
@@ -286,7 +291,7 @@ def _types(value: Any, name: str, key: str) -> tuple[ElementType, ...]:
     return tuple(_type(v, name, f"{key}[{i}]") for i, v in enumerate(value))
 
 
-def _op_entries(value: Any, name: str, key: str) -> list[Mapping]:
+def _op_entries(value: Any, name: str, key: str) -> list[Mapping[str, Any]]:
     if value is None:
         return []
     if not isinstance(value, list):

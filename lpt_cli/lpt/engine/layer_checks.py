@@ -47,7 +47,8 @@ def can_be_transformed(node: Node, precisions: Iterable[ElementType]) -> bool:
     if dq.empty:
         return True
     for op, constant in ((dq.subtract, dq.subtract_constant), (dq.multiply, dq.multiply_constant)):
-        if op is not None and not per_channel_or_tensor(op.output().shape, constant.data.shape, dq.channel_dim):
+        if (op is not None and constant is not None
+                and not per_channel_or_tensor(op.output().shape, constant.constant_data.shape, dq.channel_dim)):
             return False
     return True
 

@@ -160,14 +160,14 @@ def _rewrite(graph: Graph, passes: list[Transformation], result: PipelineResult)
         if not node.alive:
             continue
         for p in by_type.get(node.type, ()):
-            if not p.applies_to(node):
-                continue
             first_new = graph.next_id
             try:
+                if not p.applies_to(node):
+                    continue
                 matched = p.transform(node)
             except LptError:
                 raise
-            except Exception as exc:  # noqa: BLE001 - re-raised with the pass and layer named
+            except Exception as exc:  # re-raised with the pass and layer named
                 raise PassError(p.name, node.name, node.id, exc) from exc
             if p.revisits_created:
                 queue.extendleft(_created_since(graph, first_new))

@@ -43,17 +43,17 @@ def is_quantized_static(layer: Node, reshape_is_required: bool, default_precisio
     if dq.empty:
         return False
     for const in (dq.subtract_constant, dq.multiply_constant):
-        if const is not None and not _const_shape_ok(const.output().shape, axes):
+        if const is not None and not _const_shape_ok(const.output().dims, axes):
             return False
-    data = dq.data.node
+    data = dq.source.node
     if data.type == "Constant":
         if not is_supported_precision(data.output().element_type):
             return False
-        if dq.subtract_convert is not None:
+        if dq.subtract_convert is not None and dq.subtract_constant is not None:
             return dq.subtract_constant.output().element_type == data.output().element_type
         return True
     if data.type == "FakeQuantize":
-        return all(_const_shape_ok(data.input_node(i).output().shape, axes) for i in range(1, 5)
+        return all(_const_shape_ok(data.input_node(i).output().dims, axes) for i in range(1, 5)
                    if data.input_node(i).type == "Constant")
     return False
 

@@ -93,7 +93,7 @@ def evaluate(node: Node, inputs: list[np.ndarray]) -> np.ndarray | None:
     if node.type == "Convert":
         return cast(inputs[0], out_type)
     if node.type in ("Reshape", "Squeeze", "Unsqueeze") and node.output().is_static:
-        return np.reshape(inputs[0], node.output().shape)
+        return np.reshape(inputs[0], node.output().dims)
     if node.type == "Transpose":
         return np.transpose(inputs[0], inputs[1].astype(np.int64).tolist() or None)
     if node.type == "Concat":

@@ -43,7 +43,7 @@ def fold_dequantization(node: Node, branch: int, precisions: Iterable[ElementTyp
             return dq
         if dq.subtract_convert is not None and _fold_node(dq.subtract_convert):
             dq = get_dequantization(node, precisions, branch)
-        if not _fold_node(dq.subtract):
+        if dq.subtract is None or not _fold_node(dq.subtract):
             return dq
         dq = get_dequantization(node, precisions, branch)
     if dq.multiply is not None:
@@ -57,9 +57,9 @@ def fold_dequantization(node: Node, branch: int, precisions: Iterable[ElementTyp
 
 def empty_values(dq: Dequantization, etype: ElementType) -> tuple[np.ndarray, np.ndarray]:
     """(shift, scale) of `dq` as `etype` arrays: 0 and 1 (scalars) where the chain has none."""
-    shift = (cast(dq.subtract_constant.value, etype) if dq.subtract is not None
+    shift = (cast(dq.subtract_constant.value, etype) if dq.subtract_constant is not None
              else np.zeros((), dtype=etype.dtype))
-    scale = (cast(dq.multiply_constant.value, etype) if dq.multiply is not None
+    scale = (cast(dq.multiply_constant.value, etype) if dq.multiply_constant is not None
              else np.ones((), dtype=etype.dtype))
     return shift, scale
 

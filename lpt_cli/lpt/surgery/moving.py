@@ -24,7 +24,7 @@ def _clone_constant_side(graph: Graph, value: Output) -> Output:
     """A private copy of a dequantization constant (or Convert(Constant))."""
     node = value.node
     if node.type == "Constant":
-        return graph.add_constant(node.value, node.data.element_type).output()
+        return graph.add_constant(node.value, node.constant_data.element_type).output()
     if node.type == "Convert":
         inner = _clone_constant_side(graph, node.input_value(0))
         return graph.add_node("Convert", [inner], outputs=[(value.element_type, value.shape)],
@@ -88,8 +88,7 @@ def move_dequantization_after(op: Node, dq: Dequantization, *, update_output_pre
     graph = op.graph
     last = dq.last
     assert last is not None and dq.data is not None
-    keep_subtract = not move_subtract and dq.subtract is not None
-    new_input = dq.subtract.output() if keep_subtract else dq.data
+    new_input = dq.subtract.output() if not move_subtract and dq.subtract is not None else dq.data
     for slot in op.inputs:
         if slot.source is last.output():
             slot.set_source(new_input)
@@ -106,12 +105,12 @@ def move_dequantization_after(op: Node, dq: Dequantization, *, update_output_pre
         target = dq.convert.output().element_type if dq.convert is not None else deq_type
         parent = graph.add_node("Convert", [parent], outputs=[(target, out.shape)],
                                 attrs={"destination_type": target.name}).output()
-    if move_subtract and dq.subtract is not None:
+    if move_subtract and dq.subtract_constant is not None:  # (set together with dq.subtract)
         zero_point = (dq.subtract_convert.output() if dq.subtract_convert is not None
                       else fold_convert(graph, dq.subtract_constant.output(), parent.element_type))
         shape = broadcast_shapes(parent.shape, zero_point.shape)
         parent = graph.add_node("Subtract", [parent, zero_point], outputs=[(parent.element_type, shape)]).output()
-    if dq.multiply is not None:
+    if dq.multiply_constant is not None:  # (set together with dq.multiply)
         scale = fold_convert(graph, dq.multiply_constant.output(), parent.element_type)
         shape = broadcast_shapes(parent.shape, scale.shape)
         parent = graph.add_node("Multiply", [parent, scale], outputs=[(original_type, shape)]).output()

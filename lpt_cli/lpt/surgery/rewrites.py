@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 
 from ...ir import Node, Output
-from ...ir.eltypes import ElementType
 from .constants import DISABLE_CONSTANT_FOLDING, cast, remove_unused, round_half_away, to_scalar_if_possible
 
 

@@ -30,8 +30,8 @@ def _bound_matches(fq: Node, index: int, target: np.float32, max_diff: np.float3
         return True
     if exact or bool(np.any(np.abs(values - target) > max_diff)):
         return False
-    bounds = [fq.input_node(i).value for i in range(1, 5)]
-    quantized = evaluate_fake_quantize(values, *bounds, levels=fq_levels(fq))
+    il, ih, ol, oh = (fq.input_node(i).value for i in range(1, 5))
+    quantized = evaluate_fake_quantize(values, il, ih, ol, oh, levels=fq_levels(fq))
     out_type = fq.output().element_type
     folded = np.asarray(cast(quantized, out_type), dtype=np.float32)
     return bool(np.all(_close(folded, target)))

@@ -16,7 +16,10 @@ from .fuse_to_fake_quantize import FuseElementwiseToFakeQuantize
 class FuseMultiplyToFakeQuantizeTransformation(FuseElementwiseToFakeQuantize):
     name = "FuseMultiplyToFakeQuantizeTransformation"
     op_types = ("Multiply",)
-    combine = staticmethod(np.multiply)
+
+    @staticmethod
+    def combine(interval: np.ndarray, operand: np.ndarray) -> np.ndarray:
+        return np.multiply(interval, operand)
 
     def levels(self, fq: Node) -> int:
         alignment = attributes.intervals_alignment(fq)

@@ -10,4 +10,7 @@ from .fuse_to_fake_quantize import FuseElementwiseToFakeQuantize
 class FuseSubtractToFakeQuantizeTransformation(FuseElementwiseToFakeQuantize):
     name = "FuseSubtractToFakeQuantizeTransformation"
     op_types = ("Subtract",)
-    combine = staticmethod(np.subtract)
+
+    @staticmethod
+    def combine(interval: np.ndarray, operand: np.ndarray) -> np.ndarray:
+        return np.subtract(interval, operand)

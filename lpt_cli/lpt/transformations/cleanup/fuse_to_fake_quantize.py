@@ -38,7 +38,7 @@ def fusable_into_fake_quantize(eltwise: Node) -> bool:
     constant = elementwise_constant(eltwise)
     if constant is None:
         return False
-    shape = list(constant.data.shape)
+    shape = list(constant.constant_data.shape)
     if int(np.prod(shape, dtype=np.int64)) != 1:
         data_shape = eltwise.input_value(0).shape
         out_shape = eltwise.output().shape
@@ -71,8 +71,8 @@ class FuseElementwiseToFakeQuantize(Transformation):
         if fq is None:
             return False
         deq = self.config.deq_precision
-        bounds = [value_of(fq.input_value(i)) for i in (3, 4)]
-        if any(b is None for b in bounds):
+        bounds = [b for b in (value_of(fq.input_value(i)) for i in (3, 4)) if b is not None]
+        if len(bounds) != 2:
             return self.reject(node, "non_constant_interval", "the FakeQuantize output interval is not constant")
         operand = cast(node.input_node(1).value, deq).astype(np.float64)
         low, high = (cast(self.combine(cast(b, deq).astype(np.float64), operand), deq) for b in bounds)
@@ -85,8 +85,8 @@ class FuseElementwiseToFakeQuantize(Transformation):
         fused = graph.add_node("FakeQuantize", inputs, outputs=[(node.output().element_type, shape)],
                                attrs=attrs, version=fq.version)
         fused.annotations.update(fq.annotations)
-        fused.annotations[FUSED_DEQUANTIZATION] = self._record(fq, node, bounds).then(FusedStep(
-            node.type, node.input_node(1).data, node.name, node.output().element_type,
+        fused.annotations[FUSED_DEQUANTIZATION] = self._record(fq, bounds).then(FusedStep(
+            node.type, node.input_node(1).constant_data, node.name, node.output().element_type,
             node.input_node(0).output().element_type if node.input_node(0).type == "Convert" else None))
         feeds_result = any(use.node.type == "Result" for use in node.output().uses)
         node.output().replace_all_uses_with(fused.output())
@@ -95,7 +95,7 @@ class FuseElementwiseToFakeQuantize(Transformation):
         return True
 
     @staticmethod
-    def _record(fq: Node, node: Node, bounds: list[np.ndarray | None]) -> FusedDequantization:
+    def _record(fq: Node, bounds: list[np.ndarray]) -> FusedDequantization:
         """What the runtime dialect needs to write the fusion back (see FusedDequantization)."""
         earlier: FusedDequantization | None = fq.annotations.get(FUSED_DEQUANTIZATION)
         if earlier is not None:

@@ -32,17 +32,17 @@ class MultiplyToGroupConvolutionTransformation(Transformation):
         dq = get_dequantization(node, self.config.default_precisions, data_index)
         if dq.data is None:
             return self.reject(node, "no_data", "no dequantization data in front of the Multiply")
-        channels_in = node.input_value(data_index).shape[1]
+        channels_in = node.input_value(data_index).dims[1]
         if channels_in < 0:
             return self.reject(node, "dynamic_channels", "the data channel dimension is not static")
         if dq.subtract_convert is not None:
             dq = fold_dequantization(node, data_index, self.config.default_precisions)
         weights_type = self._weights_precision(node, const_index, dq)
-        channels_out = node.output().shape[1]
-        rank = len(node.output().shape)
+        channels_out = node.output().dims[1]
+        rank = len(node.output().dims)
         weights = constant(self.graph, _identity_weights(channels_in, channels_out, rank), weights_type)
-        last = self._group_convolution(dq.data, weights, channels_out, rank)
-        if dq.subtract is not None:
+        last = self._group_convolution(dq.source, weights, channels_out, rank)
+        if dq.subtract_constant is not None:  # (set together with dq.subtract)
             shift = -cast(dq.subtract_constant.value, f32).astype(np.float32)
             bias = self.graph.add_constant(shift, f32).output()
             last = self.graph.add_node("Add", [last, bias], outputs=[(f32, broadcast_shapes(last.shape, bias.shape))]
@@ -66,11 +66,11 @@ class MultiplyToGroupConvolutionTransformation(Transformation):
             return "dynamic_channels", "the channel dimension is not static"
         first, second = node.input_node(0), node.input_node(1)
         if second.type == "Constant":
-            data_index, const_shape = 0, second.data.shape
+            data_index, const_shape = 0, second.constant_data.shape
             if first.type == "Constant" or (first.type == "Subtract" and first.input_node(0).type == "Constant"):
                 return "constant_data", "both inputs are constant"
         elif first.type == "Constant":
-            data_index, const_shape = 1, first.data.shape
+            data_index, const_shape = 1, first.constant_data.shape
         else:
             return "no_constant", "no Constant input"
         if any(dim != 1 for dim in const_shape[2:]):
@@ -92,7 +92,7 @@ class MultiplyToGroupConvolutionTransformation(Transformation):
 
     def _weights_precision(self, node: Node, const_index: int, dq: Dequantization) -> ElementType:
         if not self.config.update_precisions:
-            return dq.data.element_type
+            return dq.source.element_type
         allowed = self._restriction()
         if len(allowed) > 1 and allowed[1][1]:
             return allowed[1][1][0]

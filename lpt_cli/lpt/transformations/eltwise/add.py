@@ -41,7 +41,7 @@ def _replace_to_subtract(add: Node) -> Node | None:
     if const_index is None:
         return None
     constant = add.input_node(const_index)
-    negated = add.graph.add_constant(-constant.value, constant.data.element_type)
+    negated = add.graph.add_constant(-constant.value, constant.constant_data.element_type)
     new = binary(add.graph, "Subtract", add.input_value(1 - const_index), negated.output(),
                  add.output().element_type)
     replace_node(add, new)
@@ -76,7 +76,7 @@ class AddTransformation(Transformation):
             return self.reject(add, "no_scale", "no dequantization Multiply next to the constant")
         fold_dequantization(add, 1 - multiply_branch, precisions)
         constant = add.input_node(1 - multiply_branch)
-        original = SwappedAdd(constant.data) if constant.type == "Constant" else None
+        original = SwappedAdd(constant.constant_data) if constant.type == "Constant" else None
         multiply = swap_multiply_and_add(add, multiply_branch)
         if multiply is add:
             return self.reject(add, "no_scale", "the dequantization Multiply has no constant")
@@ -104,12 +104,12 @@ class AddTransformation(Transformation):
             new_scale = (scale_f / scale_e).astype(deq.dtype)
         if not (np.all(np.isfinite(new_shift)) and np.all(np.isfinite(new_scale))):
             return self.reject(add, "infinite_scale", "the recomputed dequantization overflows")
-        full_input: Output = dq_full.convert.output() if dq_full.convert is not None else dq_full.data
+        full_input: Output = dq_full.convert.output() if dq_full.convert is not None else dq_full.source
         parent = fold_convert(graph, full_input, deq)
         if not is_zero_constant(new_shift):
             parent = binary(graph, "Subtract", parent, graph.add_constant(new_shift, deq).output(), deq).output()
         parent = binary(graph, "Multiply", parent, graph.add_constant(new_scale, deq).output(), deq).output()
-        inputs = [parent, dq_empty.data] if full == 0 else [dq_empty.data, parent]
+        inputs = [parent, dq_empty.source] if full == 0 else [dq_empty.source, parent]
         new_add = binary(graph, "Add", inputs[0], inputs[1], f32)
         scale = graph.add_constant(scale_e, deq)
         new_multiply = binary(graph, "Multiply", new_add.output(), scale.output(), add.output().element_type)

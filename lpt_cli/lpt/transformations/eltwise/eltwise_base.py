@@ -41,7 +41,7 @@ def dq_constant_fits_channel(dq: Dequantization, eltwise: Node) -> bool:
     constant = _dq_constant(eltwise)
     if constant is None:
         return False
-    shape, out = constant.data.shape, eltwise.output().shape
+    shape, out = constant.constant_data.shape, eltwise.output().shape
     # a lower-rank per-channel constant lines up with the output only under NUMPY broadcast
     if (out is not None and 1 < len(shape) < len(out) and int(np.prod(shape, dtype=np.int64)) != 1
             and eltwise.attr("auto_broadcast", "numpy").lower() != "numpy"):
@@ -112,7 +112,7 @@ def full_branch_index(node: Node, config: Config) -> int:
     precisions = config.default_precisions
     dq1 = get_dequantization(node, precisions, 0)
     dq2 = get_dequantization(node, precisions, 1)
-    if dq1.data.node.type == "Constant" or dq2.data.node.type == "Constant":
+    if dq1.source.node.type == "Constant" or dq2.source.node.type == "Constant":
         return -1
     low1 = not dq1.empty and dq1.is_low_precision
     low2 = not dq2.empty and dq2.is_low_precision
@@ -125,7 +125,7 @@ def full_branch_index(node: Node, config: Config) -> int:
             return 1
         if dq1.empty or not dq2.empty:
             return 0
-    fq1, fq2 = dq1.data.node, dq2.data.node
+    fq1, fq2 = dq1.source.node, dq2.source.node
     by_fq = _by_fake_quantize(fq1, fq2)
     if by_fq is not None:
         return by_fq
@@ -165,7 +165,7 @@ def multiply_const_branch(node: Node, precisions: Iterable[ElementType]) -> tupl
     for branch in (1, 0):
         other = 1 - branch
         dq = get_dequantization(node, precisions, other)
-        const = node.input_node(other) if dq.empty else dq.data.node
+        const = node.input_node(other) if dq.empty else dq.source.node
         if const.type == "Constant" and node.input_node(branch).type == "Multiply":
             multiply = node.input_node(branch)
             if multiply.input_node(1).type == "Constant":
@@ -213,7 +213,7 @@ def swap_multiply_and_add(add: Node, multiply_branch: int) -> Node:
     b = add.input_node(1 - multiply_branch)
     if b.type != "Constant":
         return add
-    b_div_a = graph.add_constant(_safe_divide(b.value, a.value, a.data.element_type), a.data.element_type)
+    b_div_a = graph.add_constant(_safe_divide(b.value, a.value, a.constant_data.element_type), a.constant_data.element_type)
     data = multiply.input_value(data_index)
     new_add = binary(graph, "Add", data, b_div_a.output(), data.element_type)
     new_multiply = binary(graph, "Multiply", new_add.output(), a.output(), multiply.output().element_type)

@@ -35,8 +35,8 @@ def _second_input_ok(node: Node, precisions: tuple) -> bool:
         return low is not None and low == high and all(d >= 0 for d in low) and fq.output().rank is not None
     if dq.empty:
         return False
-    if dq.subtract is not None and dq.subtract_convert is not None:
-        return dq.subtract_constant.output().element_type == dq.data.element_type
+    if dq.subtract_convert is not None and dq.subtract_constant is not None:
+        return dq.subtract_constant.output().element_type == dq.source.element_type
     return True
 
 
@@ -45,12 +45,13 @@ def _scales(dq1: Dequantization, dq2: Dequantization) -> np.ndarray | None:
     values = []
     for dq in (dq1, dq2):
         if not dq.empty:
-            values.append(dq.multiply_constant.value if dq.multiply is not None else None)
+            values.append(dq.multiply_constant.value if dq.multiply_constant is not None else None)
         else:
-            values.append(dq.data.node.value if dq.data.node.type == "Constant" else None)
-    if any(v is None for v in values):
+            values.append(dq.source.node.value if dq.source.node.type == "Constant" else None)
+    first, second = values
+    if first is None or second is None:
         return None
-    return np.multiply(values[0], values[1])
+    return np.multiply(first, second)
 
 
 class MultiplyTransformation(Transformation):
@@ -75,10 +76,11 @@ class MultiplyTransformation(Transformation):
             return self.reject(node, "no_scale", "the scales do not fold to a constant")
         deq, graph = self.config.deq_precision, node.graph
         out_type = node.output().element_type
-        new_scales = graph.add_constant(scales.astype(np.float32), dq1.multiply_constant.data.element_type
-                                        if dq1.multiply is not None else dq2.multiply_constant.data.element_type)
+        scale_constant = dq1.multiply_constant if dq1.multiply_constant is not None else dq2.multiply_constant
+        assert scale_constant is not None, "one input has a scale (checked above)"
+        new_scales = graph.add_constant(scales.astype(np.float32), scale_constant.constant_data.element_type)
         in1, in2 = self._operand(dq1, new_scales.output()), self._operand(dq2, new_scales.output())
-        if any(dq.empty and dq.data.node.type == "Constant" for dq in (dq1, dq2)):
+        if any(dq.empty and dq.source.node.type == "Constant" for dq in (dq1, dq2)):
             replace_node(node, binary(graph, "Multiply", in1, in2, out_type))
             return True
         product = binary(graph, "Multiply", in1, in2, deq)
@@ -92,9 +94,9 @@ class MultiplyTransformation(Transformation):
         if dq.empty:
             return scales
         if dq.subtract is None:
-            return dq.data
+            return dq.source
         subtract = optimize_subtract(dq.subtract)
         if subtract is None:
-            return dq.data
+            return dq.source
         disable_cleanup(subtract)
         return subtract.output()

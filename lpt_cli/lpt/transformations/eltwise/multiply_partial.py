@@ -36,8 +36,8 @@ def _optimal_precision(empty: Dequantization, full: Dequantization, deq: Element
     """The data's own float type when both branches are alike and real, else deq_precision."""
     if empty.empty or full.empty:
         return deq
-    data_type = empty.data.element_type
-    alike = empty.precision == full.precision and data_type == full.data.element_type
+    data_type = empty.source.element_type
+    alike = empty.precision == full.precision and data_type == full.source.element_type
     return data_type if alike and data_type.is_real else deq
 
 
@@ -51,7 +51,7 @@ class MultiplyPartialTransformation(Transformation):
         dqs = [get_dequantization(node, precisions, i) for i in (0, 1)]
         if any(dq.data is None for dq in dqs):
             return self.reject(node, "no_data", "an input is not a dequantizable value")
-        constant_operand = any(dq.data.node.type == "Constant" for dq in dqs)
+        constant_operand = any(dq.source.node.type == "Constant" for dq in dqs)
         if any(dq.empty for dq in dqs) and not constant_operand:
             return self.reject(node, "not_quantized", "both inputs need a dequantization")
         if not eltwise_can_be_transformed(node, precisions):
@@ -101,11 +101,11 @@ class MultiplyPartialTransformation(Transformation):
             return self.reject(multiply, "zero_point", "the low-precision branch has a zero point")
         _, scale_f = empty_values(dq_full, precision)
         scale = graph.add_constant(np.multiply(scale_e, scale_f), precision).output()
-        parent0 = (dq_full.subtract or dq_full.convert).output() if (dq_full.subtract or dq_full.convert) \
-            else dq_full.data
+        head = dq_full.subtract or dq_full.convert
+        parent0 = head.output() if head is not None else dq_full.source
         out_type = parent0.element_type if parent0.element_type == scale.element_type else f32
         scaled = binary(graph, "Multiply", parent0, scale, out_type).output()
-        inputs = [scaled, dq_empty.data] if full == 0 else [dq_empty.data, scaled]
+        inputs = [scaled, dq_empty.source] if full == 0 else [dq_empty.source, scaled]
         new = binary(graph, "Multiply", inputs[0], inputs[1], multiply.output().element_type)
         replace_node(multiply, new)
         fold_dequantization(new, full, precisions)

@@ -31,10 +31,11 @@ class SubtractTransformation(Transformation):
         subtract = node
         if dq.multiply is not None:
             data = dq.multiply.input_value(0 if dq.multiply.input_node(1) is dq.multiply_constant else 1)
-            shift = subtract.input_node(1).value.astype(np.float32) / dq.scale.astype(np.float32)
+            shift: np.ndarray = subtract.input_node(1).value.astype(np.float32) / dq.scale.astype(np.float32)
             new_subtract = binary(graph, "Subtract", data,
                                   graph.add_constant(shift, subtract.input_value(1).element_type).output(),
                                   data.element_type)
+            assert dq.multiply_constant is not None, "dq.scale was read from it"
             multiply = binary(graph, "Multiply", new_subtract.output(), dq.multiply_constant.output(), out_type)
             replace_node(subtract, multiply)
             subtract = new_subtract

@@ -64,7 +64,9 @@ class FakeQuantizeTransformation(Transformation):
             return None
         if eltwise.type == "Add" and is_bias(eltwise):
             return None
-        value = cast(elementwise_constant(eltwise).value, f32)
+        constant = elementwise_constant(eltwise)
+        assert constant is not None, "check_elementwise found it"
+        value = cast(constant.value, f32)
         if eltwise.type == "Multiply":
             if np.any(value <= 0):
                 return None
@@ -89,6 +91,8 @@ class FakeQuantizeTransformation(Transformation):
         if interval is None:
             return None
         data = eltwise.input_value(0) if len(eltwise.inputs) == 1 else _data_input(eltwise)
+        if data is None:  # both inputs constant: constant folding's business
+            return None
         graph = self.graph
         inputs = [data, graph.add_constant(interval[0], f32).output(), graph.add_constant(interval[1], f32).output(),
                   fold_convert(graph, fq.input_value(3), f32), fold_convert(graph, fq.input_value(4), f32)]

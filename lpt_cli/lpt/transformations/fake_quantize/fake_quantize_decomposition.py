@@ -90,9 +90,10 @@ class FakeQuantizeDecompositionTransformation(Transformation):
         if attribute is None or not attribute.value:
             return rewritten or self.reject(fq, "no_precisions", "no consumer accepts a low precision")
         if is_supported_precision(fq.output().element_type):
-            fq = self._compose(fq, attribute)
-            if fq is None:
+            composed = self._compose(fq, attribute)
+            if composed is None:
                 return rewritten
+            fq = composed
         details = get_details(fq)
         if details is None or not is_supported_level(details.levels):
             return rewritten
@@ -119,7 +120,8 @@ class FakeQuantizeDecompositionTransformation(Transformation):
         precision it should have differs (else leave it)."""
         if get_dequantization_below(fq).empty:
             return None
-        expected = _expected_precision(attribute, get_details(fq))
+        details = get_details(fq)
+        expected = None if details is None else _expected_precision(attribute, details)
         if expected is None or expected == fq.output().element_type:
             return None
         return compose_fake_quantize(fq, self.config.default_precisions)

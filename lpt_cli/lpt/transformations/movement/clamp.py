@@ -44,6 +44,7 @@ class ClampTransformation(MoveDequantizationTransformation):
             raise node.attr_error("min" if low is None else "max", "", "Clamp needs both min and max")
         if scale < 0:
             low, high = high, low
+        assert dq.multiply is not None, "a Clamp moves only a dequantization with a scale"
         out_type = dq.multiply.output().element_type
         move_dequantization_after(node, dq, update_output_precision=False)
         node.attrs["min"] = _bound(low / scale + shift)

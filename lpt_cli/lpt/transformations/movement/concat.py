@@ -49,17 +49,17 @@ class ConcatTransformation(Transformation):
             return False
         precisions = self.config.default_precisions
         dqs = [get_dequantization(concat, precisions, i) for i in range(len(concat.inputs))]
-        if concat.output().shape[axis] < 0:
+        if concat.output().dims[axis] < 0:
             return self._equal_per_tensor(dqs)
-        rank = concat.output().rank
+        rank = len(concat.output().dims)
         data_types, const_types = set(), set()
         for dq in dqs:
             if not self._dq_ok(dq):
                 return False
-            for op, constant in ((dq.subtract, dq.subtract_constant), (dq.multiply, dq.multiply_constant)):
-                if op is not None and not _only_along_axis(constant.data.shape, rank, axis):
+            for constant in (dq.subtract_constant, dq.multiply_constant):
+                if constant is not None and not _only_along_axis(constant.constant_data.shape, rank, axis):
                     return False
-            data_types.add(dq.data.element_type)
+            data_types.add(dq.source.element_type)
             if dq.subtract_convert is not None:
                 const_types.add(dq.subtract_convert.output().element_type)
             elif dq.subtract_constant is not None:
@@ -86,7 +86,8 @@ class ConcatTransformation(Transformation):
         if any(dq.empty for dq in dqs):
             return self.reject(node, "no_dequantization", "an input has no dequantization")
         axis = concat_axis(node)
-        dynamic = node.output().shape[axis] < 0
+        assert axis is not None, "can_be_transformed found the axis"
+        dynamic = node.output().dims[axis] < 0
         shifts, subtract_convert = self._shift_constants(node, dqs, axis, dynamic)
         scales = self._scale_constants(node, dqs, axis, dynamic)
         mixed = any(dq.is_low_precision for dq in dqs) and not all(dq.is_low_precision for dq in dqs)
@@ -97,8 +98,8 @@ class ConcatTransformation(Transformation):
     def _target_shape(self, concat: Node, index: int, axis: int, dynamic: bool) -> tuple[int, ...]:
         if dynamic:
             return ()
-        shape = [1] * concat.input_value(index).rank
-        shape[axis] = concat.input_value(index).shape[axis]
+        shape = [1] * len(concat.input_value(index).dims)
+        shape[axis] = concat.input_value(index).dims[axis]
         return tuple(shape)
 
     @staticmethod
@@ -118,12 +119,13 @@ class ConcatTransformation(Transformation):
         if not with_shift:
             return None, None
         all_convert = all(dq.subtract_convert is not None for dq in with_shift)
-        filler: ElementType = (with_shift[-1].subtract_constant.data.element_type if all_convert
+        last_shift = with_shift[-1].subtract_constant
+        filler: ElementType = (last_shift.constant_data.element_type if all_convert and last_shift is not None
                                else self.config.deq_precision)
         values = []
         for i, dq in enumerate(dqs):
             shape = self._target_shape(concat, i, axis, dynamic)
-            if dq.subtract is None:
+            if dq.subtract_constant is None:
                 values.append(cast(np.zeros(shape), filler))
                 continue
             value = self._adapt(dq.subtract_constant.value, shape)
@@ -140,7 +142,7 @@ class ConcatTransformation(Transformation):
         values = []
         for i, dq in enumerate(dqs):
             shape = self._target_shape(concat, i, axis, dynamic)
-            values.append(self._adapt(dq.multiply_constant.value, shape) if dq.multiply is not None
+            values.append(self._adapt(dq.multiply_constant.value, shape) if dq.multiply_constant is not None
                           else cast(np.ones(shape), self.config.deq_precision))
         return values
 
@@ -149,8 +151,8 @@ class ConcatTransformation(Transformation):
         """The Concat reads each input's integer data (its Convert output when types are mixed)."""
         old = [slot.source.node for slot in concat.inputs]
         for slot, dq in zip(concat.inputs, dqs):
-            use_convert = mixed and dq.is_low_precision and dq.convert is not None
-            slot.set_source(dq.convert.output() if use_convert else dq.data)
+            slot.set_source(dq.convert.output() if mixed and dq.is_low_precision and dq.convert is not None
+                            else dq.source)
         for node in old:
             remove_unused(node)
         concat.output().element_type = concat.input_value(0).element_type

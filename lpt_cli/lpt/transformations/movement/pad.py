@@ -8,6 +8,8 @@ the position dequantizes to exactly the pad value. That works for one padded axi
 """
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 
 from ....ir import Node
@@ -18,6 +20,9 @@ from ...surgery.constants import cast, remove_unused
 from .move_dequantization import MoveDequantizationTransformation, Refusal
 
 MODES = ("constant", "edge", "reflect", "symmetric")
+# The other modes as numpy's typed spelling of them.
+_NUMPY_MODES: dict[str, Literal["edge", "reflect", "symmetric"]] = {
+    "edge": "edge", "reflect": "reflect", "symmetric": "symmetric"}
 
 
 def pad_array(value: np.ndarray, begin: list[int], end: list[int], mode: str, fill: float) -> np.ndarray:
@@ -27,7 +32,7 @@ def pad_array(value: np.ndarray, begin: list[int], end: list[int], mode: str, fi
     widths = [(max(b, 0), max(e, 0)) for b, e in zip(begin, end)]
     if mode == "constant":
         return np.pad(cropped, widths, mode="constant", constant_values=np.asarray(fill).astype(value.dtype))
-    return np.pad(cropped, widths, mode=mode)
+    return np.pad(cropped, widths, mode=_NUMPY_MODES[mode])
 
 
 class PadTransformation(MoveDequantizationTransformation):
@@ -51,8 +56,9 @@ class PadTransformation(MoveDequantizationTransformation):
         begin, end = self._pads(node)
         if not any(p > 0 for p in begin + end):
             return None
+        assert dq.multiply_constant is not None, "the movement checks only dequantizations with a scale"
         if mode == "constant":
-            if dq.subtract is not None and not self._same_dimension(node, dq.subtract_constant.value):
+            if dq.subtract_constant is not None and not self._same_dimension(node, dq.subtract_constant.value):
                 return "padded_zero_point", "the zero point varies along another axis than the one padded"
             if self._pad_value(node) != 0 and not self._same_dimension(node, dq.multiply_constant.value):
                 return "padded_scale", "a non-zero pad value needs the scale to vary only along the padded axis"
@@ -98,11 +104,12 @@ class PadTransformation(MoveDequantizationTransformation):
             self._spread_scalars(node, dq, pad_value)
         for part, constant in constants(dq):
             owner = dq.subtract if part == "subtract" else dq.multiply
+            assert owner is not None, "constants() yields the parts present"
             value = with_leading_ones(constant.value, owner.output().rank or 0)
             fill = (0.0 if part == "subtract" else 1.0) if mode == "constant" else pad_value
             set_constant(dq, part, self._fold(value, begin, end, mode, fill))
         # the pad value now fills low-precision data (a C++ cast: truncation toward zero)
-        data_type = dq.data.element_type
+        data_type = dq.source.element_type
         old = node.input_node(3)
         low_value = self.graph.add_constant(cast(np.trunc(np.asarray(pad_value)) if not data_type.is_real
                                                  else np.asarray(pad_value), data_type), data_type)

@@ -44,7 +44,7 @@ class ReshapeTransformation(MoveDequantizationTransformation):
         if not scales:
             return False
         # a shape computed at run time can only carry a one-value scale
-        return node.input_node(1).type == "Constant" or any(c.data.count == 1 for c in scales)
+        return node.input_node(1).type == "Constant" or any(c.constant_data.count == 1 for c in scales)
 
     def transform(self, node: Node) -> bool:
         if is_constant_path(node):

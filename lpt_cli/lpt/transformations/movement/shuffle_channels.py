@@ -30,11 +30,12 @@ class ShuffleChannelsTransformation(MoveDequantizationTransformation):
         rank = node.input_value(0).rank or 0
         axis = node.axis(node.attr_int("axis", 1), rank)
         group = node.attr_int("group", 1)
-        channels = node.input_value(0).shape[axis]  # type: ignore[index]
+        channels = node.input_value(0).dims[axis]
         if group <= 0 or (channels > 0 and channels % group):
             raise node.attr_error("group", str(group), f"does not divide the {channels} channels")
         for part, constant in constants(dq):
             owner = dq.subtract if part == "subtract" else dq.multiply
+            assert owner is not None, "constants() yields the parts present"
             value = with_leading_ones(constant.value, owner.output().rank or 0)
             if value.size == 1:
                 set_constant(dq, part, to_scalar(value))

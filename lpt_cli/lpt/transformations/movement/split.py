@@ -39,10 +39,11 @@ class SplitTransformation(Transformation):
             return self.reject(node, "dynamic_rank", "the input rank is dynamic")
         separate_in_standalone_branch(node, precisions)
         dq = get_dequantization(node, precisions)
+        assert dq.multiply is not None, "separating the branch keeps its scale"
         pieces = {part: self._split_constant(node, dq, part, const) for part, const in constants(dq)}
-        node.set_input(0, dq.data)
+        node.set_input(0, dq.source)
         for out in node.outputs:
-            out.element_type = dq.data.element_type
+            out.element_type = dq.source.element_type
         for index, out in enumerate(node.outputs):
             consumers = out.consumers()
             last = _dequantize(self.graph, out, dq, {p: v[index] for p, v in pieces.items()})
@@ -53,6 +54,7 @@ class SplitTransformation(Transformation):
 
     def _split_constant(self, node: Node, dq: Dequantization, part: str, constant: Node) -> list[np.ndarray]:
         owner = dq.subtract if part == "subtract" else dq.multiply
+        assert owner is not None, "constants() yields the parts present"
         value = with_leading_ones(constant.value, owner.output().rank or 0)
         count = len(node.outputs)
         axis = node.axis(int(node.input_node(1).value.reshape(-1)[0]), node.input_value(0).rank or 0)
@@ -70,13 +72,14 @@ def _dequantize(graph: Graph, out: Output, dq: Dequantization, values: dict[str,
         target = dq.convert.output().element_type
         parent = graph.add_node("Convert", [parent], outputs=[(target, out.shape)],
                                 attrs={"destination_type": target.name}).output()
-    if dq.subtract is not None:
-        zero_point = graph.add_constant(values["subtract"], dq.subtract_constant.data.element_type).output()
+    if dq.subtract_constant is not None:  # (set together with dq.subtract)
+        zero_point = graph.add_constant(values["subtract"], dq.subtract_constant.constant_data.element_type).output()
         if zero_point.element_type != parent.element_type:
             zero_point = graph.add_node("Convert", [zero_point], outputs=[(parent.element_type, zero_point.shape)],
                                         attrs={"destination_type": parent.element_type.name}).output()
         parent = _binary(graph, "Subtract", parent, zero_point, parent.element_type)
-    scale = graph.add_constant(values["multiply"], dq.multiply_constant.data.element_type).output()
+    assert dq.multiply is not None and dq.multiply_constant is not None, "a split moves only chains with a scale"
+    scale = graph.add_constant(values["multiply"], dq.multiply_constant.constant_data.element_type).output()
     return _binary(graph, "Multiply", parent, scale, dq.multiply.output().element_type).node
 
 

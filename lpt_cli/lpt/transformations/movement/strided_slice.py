@@ -27,8 +27,9 @@ class SliceSpec:
 
     @classmethod
     def of(cls, node: Node) -> SliceSpec | None:
-        values = [value_of(node.input_value(i)) for i in (1, 2, 3)] if len(node.inputs) >= 4 else [None]
-        if any(v is None for v in values):
+        found = [value_of(node.input_value(i)) for i in (1, 2, 3)] if len(node.inputs) >= 4 else []
+        values = [v for v in found if v is not None]
+        if len(values) != 3:
             return None
         begin, end, strides = (v.reshape(-1).astype(np.int64).tolist() for v in values)
         masks = [node.attr_ints(k) for k in ("begin_mask", "end_mask", "new_axis_mask",
@@ -49,7 +50,7 @@ class SliceSpec:
             return i < len(mask) and mask[i] == 1
         count = len(self.begin)
         consuming = sum(1 for i in range(count) if not flag(self.new_axis, i) and not flag(self.ellipsis, i))
-        index: list[object] = []
+        index: list[int | slice | None] = []
         for i in range(count):
             if flag(self.ellipsis, i):
                 index.extend([slice(None)] * max(value.ndim - consuming, 0))
@@ -93,5 +94,5 @@ class StridedSliceTransformation(MoveDequantizationTransformation):
 
 def _is_scalar(dq: Dequantization) -> bool:
     """OpenVINO's shortcut: a one-element subtract AND a one-element multiply."""
-    return (dq.subtract_constant is not None and dq.subtract_constant.data.count == 1
-            and dq.multiply_constant is not None and dq.multiply_constant.data.count == 1)
+    return (dq.subtract_constant is not None and dq.subtract_constant.constant_data.count == 1
+            and dq.multiply_constant is not None and dq.multiply_constant.constant_data.count == 1)

@@ -40,19 +40,21 @@ class MVNTransformation(ScaleAfterTransformation):
 
     def new_scale(self, node: Node, dq: Dequantization) -> Output:
         scale = dq.multiply_constant
+        assert scale is not None, "ScaleAfterTransformation moves only dequantizations with a scale"
         if node.attr_bool("normalize_variance"):
             return sign_constant(self.graph, scale.value, self.config.deq_precision)
         return scale.output()
 
     def check(self, node: Node, dq: Dequantization) -> Refusal | None:
         if node.annotations.get(DECOMPOSED_BY_PLUGIN):
-            return ("decomposed_by_plugin", "the plugin's MVN kernel does not take these axes: it decomposes the "
-                    "MVN before LPT, so the dequantization stays in front of it")
+            return ("decomposed_by_plugin", ("the plugin's MVN kernel does not take these axes: it decomposes the "
+                                             "MVN before LPT, so the dequantization stays in front of it"))
         if node.attr_bool("normalize_variance") and self.config.deq_precision.name not in ("f16", "f32"):
             return "deq_precision", "the sign scale needs an f16/f32 deq precision"
         axes = reduction_axes(node)
         if axes is None:
             return "dynamic_rank", "negative reduction axes with a dynamic rank"
+        assert dq.multiply_constant is not None, "ScaleAfterTransformation checks only dequantizations with a scale"
         if not is_scalar_like(dq.multiply_constant.value) and dq.channel_dim in axes:
             return "per_channel_across_channels", "per-channel scales inside one normalized slice"
         return None

@@ -27,7 +27,7 @@ def rescale_after(node: Node, dq: Dequantization, scale: Output, compute_type: E
     consumers = out.consumers()
     old_input = node.input_value(0)
     result_type = out.element_type
-    node.set_input(0, dq.data)
+    node.set_input(0, dq.source)
     out.element_type = compute_type
     multiply = node.graph.add_node("Multiply", [out, scale],
                                    outputs=[(result_type, broadcast_shapes(out.shape, scale.shape))])

@@ -68,7 +68,7 @@ class LinOpSequenceFusion(Transformation):
         found = _inner(node, "Add")
         if found is None:
             return False
-        add, data, add_constant, mul_constant = found
+        _, data, add_constant, mul_constant = found
         etype = mul_constant.output().element_type
         if data.element_type != etype or add_constant.output().element_type != etype:
             return False

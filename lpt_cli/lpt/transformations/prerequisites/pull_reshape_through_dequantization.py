@@ -41,12 +41,12 @@ class PullReshapeThroughDequantization(PullThroughDequantization):
         return super().transform(node)
 
     def fold(self, op: Node, value: np.ndarray) -> np.ndarray:
-        return np.reshape(value, op.output().shape)
+        return np.reshape(value, op.output().dims)
 
     def eltwise_constant(self, op: Node, eltwise: Node, value: np.ndarray) -> np.ndarray | None:
         if value.size == 1:
             return value.reshape(())
-        target = list(op.output().shape)
+        target = list(op.output().dims)
         if len(target) == value.ndim and all(c == 1 or c == t for c, t in zip(value.shape, target)):
             return value
         eltwise_shape = eltwise.output().shape

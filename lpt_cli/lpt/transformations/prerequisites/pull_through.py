@@ -91,7 +91,7 @@ class PullThroughDequantization(Transformation):
         if value is None:
             return None
         new_op = self._clone(op, eltwise.input_value(1 - index))
-        new_side = self.graph.add_constant(value, constant.data.element_type).output()
+        new_side = self.graph.add_constant(value, constant.constant_data.element_type).output()
         if side.type == "Convert":
             target = side.output().element_type
             new_side = self.graph.add_node("Convert", [new_side], outputs=[(target, new_side.shape)],
@@ -114,5 +114,5 @@ class PullThroughDequantization(Transformation):
         return new_op
 
     def _into_constant(self, op: Node, constant: Node) -> None:
-        folded = self.graph.add_constant(self.fold(op, constant.value), constant.data.element_type)
+        folded = self.graph.add_constant(self.fold(op, constant.value), constant.constant_data.element_type)
         self._replace(op, folded)

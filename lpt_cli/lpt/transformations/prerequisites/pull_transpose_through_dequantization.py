@@ -19,7 +19,7 @@ class PullTransposeThroughDequantization(PullThroughDequantization):
         return np.transpose(value, self._order(op))
 
     def eltwise_constant(self, op: Node, eltwise: Node, value: np.ndarray) -> np.ndarray | None:
-        rank = op.input_node(1).data.count
+        rank = op.input_node(1).constant_data.count
         if value.ndim != rank:
             if value.size != 1:
                 return None

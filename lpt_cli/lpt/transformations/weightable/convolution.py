@@ -68,7 +68,7 @@ class ConvolutionTransformation(WeightableLayerTransformation):
                 and node.input_node(1).type in ("Multiply", "FakeQuantize"))
 
     def input_channels(self, layer: Node) -> int:
-        return layer.input_value(1).shape[1]
+        return layer.input_value(1).dims[1]
 
     def transform(self, node: Node) -> bool:
         if self.skipped_by_callback(node):
@@ -116,6 +116,7 @@ class ConvolutionTransformation(WeightableLayerTransformation):
             if subtract is not None:
                 self.normalize_activation_zero_point(layer, subtract)
         multiply = dq.multiply
+        assert multiply is not None and dq.multiply_constant is not None, "can_be_transformed required a scale"
         scale = self.activation_scale(layer, dq.multiply_constant.value)
         out_type = multiply.output().element_type
         layer.set_input(0, multiply.input_value(data_branch(multiply)))
@@ -137,18 +138,18 @@ class ConvolutionTransformation(WeightableLayerTransformation):
 
     def weights_scale_shape(self, layer: Node, scale: Output) -> tuple[int, ...]:
         """[1, C_out, 1, ...] for a per-channel weights scale, a scalar for one value."""
-        if int(np.prod(scale.shape, dtype=np.int64)) == 1:
+        if int(np.prod(scale.dims, dtype=np.int64)) == 1:
             return ()
-        out_shape = layer.output().shape
+        out_shape = layer.output().dims
         return (1, out_shape[1], *([1] * (len(out_shape) - 2)))
 
     def zero_point_shape(self, weights: Output, reshaped: bool) -> tuple[int, ...]:
         """The weights zero point per output channel: [C_out, 1, ...] ([G, C_out/G, 1, ...] for
         5-D group weights without a Reshape)."""
-        shape = [1] * len(weights.shape)
-        shape[0] = weights.shape[0]
+        shape = [1] * len(weights.dims)
+        shape[0] = weights.dims[0]
         if not reshaped and len(shape) == 5:
-            shape[1] = weights.shape[1]
+            shape[1] = weights.dims[1]
         return tuple(shape)
 
     def move_weights_dequantization(self, layer: Node) -> Node:
@@ -159,6 +160,7 @@ class ConvolutionTransformation(WeightableLayerTransformation):
             dq = weights_dequantization(layer, self.defaults)
         reshape = weights_reshape(layer)
         multiply = dq.multiply
+        assert multiply is not None, "can_be_transformed required a weights scale"
         scale_value = multiply.input_node(1 - data_branch(multiply)).value
         scale_shape = self.weights_scale_shape(layer, multiply.input_value(1 - data_branch(multiply)))
         weights = multiply.input_value(data_branch(multiply))

@@ -28,7 +28,7 @@ class ConvolutionBackpropDataTransformation(ConvolutionTransformation):
         return node.input_node(1).type in ("Multiply", "FakeQuantize")
 
     def input_channels(self, layer: Node) -> int:
-        return layer.input_value(1).shape[0]
+        return layer.input_value(1).dims[0]
 
     def fold_weights(self, layer: Node) -> None:
         """Folds the weights FQ without rounding (when its interval shape is known), or the
@@ -57,10 +57,10 @@ class ConvolutionBackpropDataTransformation(ConvolutionTransformation):
 
     def weights_scale_shape(self, layer: Node, scale: Output) -> tuple[int, ...]:
         """The weights scale already has the output layout ([1, C_out, 1, ...] or a scalar)."""
-        return tuple(scale.shape)
+        return tuple(scale.dims)
 
     def zero_point_shape(self, weights: Output, reshaped: bool) -> tuple[int, ...]:
         """The weights zero point along the output channels: [1, C_out, 1, ...]."""
-        shape = [1] * len(weights.shape)
-        shape[1] = weights.shape[1]
+        shape = [1] * len(weights.dims)
+        shape[1] = weights.dims[1]
         return tuple(shape)

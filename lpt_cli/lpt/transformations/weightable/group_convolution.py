@@ -22,7 +22,7 @@ class GroupConvolutionTransformation(ConvolutionTransformation):
         return True
 
     def input_channels(self, layer: Node) -> int:
-        shape = layer.input_value(1).shape
+        shape = layer.input_value(1).dims
         return shape[0] * shape[2]
 
     def transform(self, node: Node) -> bool:
@@ -40,8 +40,8 @@ class GroupConvolutionTransformation(ConvolutionTransformation):
             return super().activation_scale(layer, scales)
         if flat.size == 1:
             return np.asarray(scales)
-        in_per_group = layer.input_value(0).shape[1] // groups
-        out_shape = layer.output().shape
+        in_per_group = layer.input_value(0).dims[1] // groups
+        out_shape = layer.output().dims
         out_per_group = out_shape[1] // groups
         per_channel = np.repeat(flat[::in_per_group][:groups], out_per_group)
         return per_channel.reshape((1, out_shape[1], *([1] * (len(out_shape) - 2))))

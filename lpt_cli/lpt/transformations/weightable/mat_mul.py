@@ -85,7 +85,9 @@ class MatMulTransformation(Transformation):
         update = self.config.update_precisions
         if dq_a.empty or (update and not dq_a.is_low_precision):
             return "no low-precision dequantization on input 0"
-        rank_a = dq_a.multiply.output().rank
+        if dq_a.multiply is None:
+            return "no dequantization scale on input 0"
+        rank_a = len(dq_a.multiply.output().dims)
         if _varies_along(dq_a.scale, rank_a, rank_a - 2 if transpose_a else rank_a - 1):
             return "input 0 scale varies along the reduction axis"
         self.fold_converted_scale(node)
@@ -93,9 +95,11 @@ class MatMulTransformation(Transformation):
         if not dq_b.empty:
             if update and not dq_b.is_low_precision:
                 return "weights dequantization is not low precision"
-            if dq_b.subtract is not None and np.any(cast(round_half_away(dq_b.shift), dq_b.data.element_type) != 0):
+            if dq_b.subtract is not None and np.any(cast(round_half_away(dq_b.shift), dq_b.source.element_type) != 0):
                 return "weights zero point"
-            rank_b = dq_b.multiply.output().rank
+            if dq_b.multiply is None:
+                return "weights dequantization has no scale"
+            rank_b = len(dq_b.multiply.output().dims)
             if _varies_along(dq_b.scale, rank_b, rank_b - 1 if transpose_b else rank_b - 2):
                 return "weights scale varies along the reduction axis"
         fq = node.input_node(1)
@@ -124,13 +128,15 @@ class MatMulTransformation(Transformation):
         if not constant_intervals(fq):
             return "weights FakeQuantize intervals are not constant"
         required = precisions_of(node.inputs[1])
-        precision = get_data_precision(get_details(fq), list(self.defaults) if required is None else required)
+        details = get_details(fq)
+        assert details is not None, "constant_intervals checked"
+        precision = get_data_precision(details, list(self.defaults) if required is None else required)
         if precision is None or precision.has_zero_point:
             return "weights FakeQuantize needs a zero point"
-        rank = fq.output().rank
+        rank = len(fq.output().dims)
         rows = rank - 1 if transpose_b else rank - 2
         for index in (3, 4):
-            shape = fq.input_value(index).shape
+            shape = fq.input_value(index).dims
             if len(shape) == rank and shape[rows] != 1:
                 return "weights FakeQuantize varies along the reduction axis"
         return None
@@ -141,7 +147,8 @@ class MatMulTransformation(Transformation):
         dq = get_dequantization(node, self.defaults, 1)
         fq = dq.data.node if dq.empty and dq.data is not None else None
         if fq is not None and fq.type == "FakeQuantize":
-            precision = get_data_precision(get_details(fq), output_precisions(fq, self.defaults))
+            details = get_details(fq)
+            precision = None if details is None else get_data_precision(details, output_precisions(fq, self.defaults))
             if precision is None:
                 return None
             decompose_fake_quantize(fq, precision.precision, precision.min, precision.max,
@@ -157,11 +164,12 @@ class MatMulTransformation(Transformation):
         """MatMul(A, B) on the integer data, then [- z @ B], then * (s_a * s_b)."""
         graph = self.graph
         transpose_a, transpose_b = node.attr_bool("transpose_a"), node.attr_bool("transpose_b")
+        assert dq_a.multiply is not None, "can_be_transformed required a scale on input 0"
         out_type = dq_a.multiply.output().element_type
         scale = self.output_scale(node, dq_a, dq_b, transpose_a, transpose_b)
         old_inputs = [node.input_node(0), node.input_node(1)]
-        node.set_input(0, dq_a.data)
-        node.set_input(1, dq_b.data)
+        node.set_input(0, dq_a.source)
+        node.set_input(1, dq_b.source)
         for old in old_inputs:
             remove_unused(old)
         out = node.output()
@@ -185,7 +193,7 @@ class MatMulTransformation(Transformation):
         if is_scalar_like(scale_b):
             scale_b = to_scalar_if_possible(scale_b)
         else:
-            rank = node.input_value(0).rank
+            rank = len(node.input_value(0).dims)
             scale_b = np.reshape(scale_b, (1,) * max(0, rank - np.ndim(scale_b)) + np.shape(scale_b))
         product = np.multiply(scale_a.astype(np.float32), scale_b.astype(np.float32))
         return to_scalar_if_possible(product)
@@ -193,10 +201,11 @@ class MatMulTransformation(Transformation):
     def zero_point_after(self, node: Node, dq_a: Dequantization, transpose_a: bool, transpose_b: bool) -> Output:
         """`z @ B`: the zero point of A broadcast over the reduction axis, multiplied by B."""
         shift = dq_a.shift
-        subtract_rank = dq_a.subtract.output().rank
+        assert dq_a.subtract is not None, "called for a zero point only"
+        subtract_rank = len(dq_a.subtract.output().dims)
         shape = [1] * subtract_rank if is_scalar_like(shift) else list(np.shape(shift))
         weights = node.input_value(1)
-        k = weights.shape[-1] if transpose_b else weights.shape[-2]
+        k = weights.dims[-1] if transpose_b else weights.dims[-2]
         shape[-2 if transpose_a else -1] = k
         zero_points = np.broadcast_to(np.asarray(shift, dtype=np.float32).reshape(
             (1,) * (len(shape) - np.ndim(shift)) + np.shape(shift)), shape)
@@ -215,7 +224,7 @@ class MatMulTransformation(Transformation):
         out_shape = None
         if weights.is_static:
             a = np.zeros(zero_points.shape)
-            b = np.zeros(weights.shape)
+            b = np.zeros(weights.dims)
             a = swap_last_axes(a) if node.attr_bool("transpose_a") else a
             b = swap_last_axes(b) if node.attr_bool("transpose_b") else b
             out_shape = np.matmul(a, b).shape

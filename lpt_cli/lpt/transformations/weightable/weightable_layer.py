@@ -58,7 +58,7 @@ def is_group(layer: Node) -> bool:
 
 
 def _dq_constants_fit(dq: Dequantization, axes: Sequence[int]) -> bool:
-    return all(const is None or check_const_shape(axes, const.data.shape)
+    return all(const is None or check_const_shape(axes, const.constant_data.shape)
                for const in (dq.subtract_constant if dq.subtract else None,
                              dq.multiply_constant if dq.multiply else None))
 
@@ -79,16 +79,16 @@ def is_quantized_static(layer: Node, reshape_is_required: bool, defaults: Sequen
     axes = weights_dq_axes(layer)
     if dq.empty or not _dq_constants_fit(dq, axes):
         return False
-    data = dq.data.node
+    data = dq.source.node
     if data.type == "Convert":
         data = data.input_node(0)
     if data.type == "Constant":
-        if not is_supported_precision(dq.data.element_type):
+        if not is_supported_precision(dq.source.element_type):
             return False
-        return not (dq.subtract is not None and dq.subtract_convert is not None
-                    and dq.subtract_constant.output().element_type != dq.data.element_type)
+        return not (dq.subtract_constant is not None and dq.subtract_convert is not None
+                    and dq.subtract_constant.output().element_type != dq.source.element_type)
     if data.type == "FakeQuantize":
-        return all(check_const_shape(axes, data.input_node(i).data.shape)
+        return all(check_const_shape(axes, data.input_node(i).constant_data.shape)
                    for i in range(1, len(data.inputs)) if data.input_node(i).type == "Constant")
     return False
 
@@ -213,7 +213,7 @@ def _activation_ok(dq: Dequantization) -> bool:
 
 def _group_activation_ok(layer: Node, dq: Dequantization) -> bool:
     """Group layers accept per-channel scales that are constant inside each group."""
-    if dq.empty or dq.multiply is None:
+    if dq.empty or dq.multiply is None or dq.multiply_constant is None:
         return False
     if not constant_is_per_channel(dq.multiply, dq.multiply_constant, dq.channel_dim):
         return False
@@ -221,7 +221,7 @@ def _group_activation_ok(layer: Node, dq: Dequantization) -> bool:
     if scales.size == 1:
         return True
     groups = groups_count(layer)
-    per_group = layer.input_value(0).shape[1] // groups
+    per_group = layer.input_value(0).dims[1] // groups
     for group in range(groups):
         chunk = scales[group * per_group:(group + 1) * per_group]
         if np.any(chunk != chunk[0]):
@@ -268,7 +268,7 @@ def _weights_dequantization_ok(layer: Node, dq: Dequantization) -> bool:
         return False
     if not is_supported_precision(dq.data.element_type):
         return False
-    if dq.subtract is not None and dq.subtract_convert is not None \
+    if dq.subtract_constant is not None and dq.subtract_convert is not None \
             and dq.subtract_constant.output().element_type != dq.data.element_type:
         return False
     axes = weights_dq_axes(layer)

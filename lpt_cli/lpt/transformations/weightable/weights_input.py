@@ -56,7 +56,7 @@ def data_precision_on_weights(layer: Node, defaults: Sequence[ElementType]) -> D
     """getDataPrecisionOnWeights: the integer type the weights FQ quantizes to, if any."""
     fq = fake_quantize_on_weights(layer)
     details = None if fq is None else get_details(fq)
-    if details is None:
+    if fq is None or details is None:
         return None
     return get_data_precision(details, output_precisions(fq, defaults))
 
@@ -87,7 +87,7 @@ def fold_reshape(value: Output, reshape: Node) -> Output:
     graph = reshape.graph
     out = reshape.output()
     if value.node.type == "Constant" and out.is_static:
-        return graph.add_constant(np.reshape(value.node.value, out.shape), value.element_type).output()
+        return graph.add_constant(np.reshape(value.node.value, out.dims), value.element_type).output()
     return graph.add_node("Reshape", [value, reshape.input_value(1)], outputs=[(value.element_type, out.shape)],
                           attrs=dict(reshape.attrs), version=reshape.version).output()
 
