@@ -93,8 +93,10 @@ def written_outputs() -> Iterator[WrittenOutputs]:
         return written
 
     with pytest.MonkeyPatch.context() as patch:
-        for module in list(sys.modules.values()):
-            if vars(module).get("write_ir") is write:
+        for name, module in list(sys.modules.items()):
+            # casekit writes OpenVINO's own LPT test graphs, some beyond the CPU plugin (65,536
+            # levels): it compiles them its own way and judges the numerics itself.
+            if vars(module).get("write_ir") is write and not name.startswith("casekit"):
                 patch.setattr(module, "write_ir", write_and_record)
         yield outputs
     outputs.checker.stop()
