@@ -5,6 +5,8 @@ from __future__ import annotations
 import functools
 import importlib.util
 import sys
+import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
@@ -53,11 +55,15 @@ class WrittenOutputs:
 
         self.checker = CompileChecker(timeout=600.0)
         self.found: list[str] = []  # why outputs written since the last `problems()` do not load
+        self.checked: Counter[str] = Counter()  # outputs checked per dialect
+        self.seconds = 0.0  # spent checking (printed at the end of the session)
 
     def record(self, xml_path: Path, dialect: str) -> None:
         from lpt_cli.errors import LptError
         from lpt_cli.ir.reader import read_ir
 
+        start = time.perf_counter()
+        self.checked[dialect] += 1
         if dialect == "lowp":
             try:
                 read_ir(xml_path)
@@ -66,6 +72,7 @@ class WrittenOutputs:
                 why = f"lpt's reader refuses it: {exc}"
         else:
             why = self.checker.check(xml_path)
+        self.seconds += time.perf_counter() - start
         if why is not None:
             self.found.append(f"{xml_path} ({dialect} dialect): {why}")
 
@@ -75,8 +82,19 @@ class WrittenOutputs:
         return found
 
 
+WRITTEN = pytest.StashKey[WrittenOutputs]()
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    """How many outputs the session checked, and what that cost."""
+    outputs = config.stash.get(WRITTEN, None)
+    if outputs is not None and outputs.checked:
+        counts = ", ".join(f"{n} {dialect}" for dialect, n in sorted(outputs.checked.items()))
+        terminalreporter.write_line(f"lpt outputs checked: {counts} in {outputs.seconds:.1f} s")
+
+
 @pytest.fixture(scope="session", autouse=True)
-def written_outputs() -> Iterator[WrittenOutputs]:
+def written_outputs(pytestconfig: pytest.Config) -> Iterator[WrittenOutputs]:
     """Records every write_ir call of the session: every module that bound the function is
     patched (the CLI and the API reach the writer through such bindings)."""
     import lpt_cli.api
@@ -84,6 +102,7 @@ def written_outputs() -> Iterator[WrittenOutputs]:
     from lpt_cli.ir import writer
 
     outputs = WrittenOutputs()
+    pytestconfig.stash[WRITTEN] = outputs
     write = writer.write_ir
 
     @functools.wraps(write)
