@@ -108,14 +108,15 @@ def written_outputs(pytestconfig: pytest.Config) -> Iterator[WrittenOutputs]:
     @functools.wraps(write)
     def write_and_record(graph: Any, xml_path: str | Path, *, dialect: str = "runtime", **kwargs: Any) -> int:
         written = write(graph, xml_path, dialect=dialect, **kwargs)
-        outputs.record(Path(xml_path), dialect)
+        # casekit writes OpenVINO's own LPT test graphs with dynamic shapes and stripped
+        # FakeQuantizes, not loadable as written: it reshapes and compiles them its own way.
+        if not sys._getframe(1).f_globals.get("__name__", "").startswith("casekit"):
+            outputs.record(Path(xml_path), dialect)
         return written
 
     with pytest.MonkeyPatch.context() as patch:
-        for name, module in list(sys.modules.items()):
-            # casekit writes OpenVINO's own LPT test graphs, some beyond the CPU plugin (65,536
-            # levels): it compiles them its own way and judges the numerics itself.
-            if vars(module).get("write_ir") is write and not name.startswith("casekit"):
+        for module in list(sys.modules.values()):
+            if vars(module).get("write_ir") is write:
                 patch.setattr(module, "write_ir", write_and_record)
         yield outputs
     outputs.checker.stop()
