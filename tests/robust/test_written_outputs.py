@@ -1,7 +1,10 @@
 """The suite-wide check (tests/conftest.py `written_outputs`): an output that does not load is
-named with its dialect and why."""
+named with its dialect and why, and fails the test that wrote it."""
 from __future__ import annotations
 
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 from conftest import WrittenOutputs
@@ -35,3 +38,30 @@ def test_a_refused_runtime_output_and_an_unreadable_lowp_output_are_named(tmp_pa
     assert "runtime dialect" in problems[0] and "NoSuchOp" in problems[0]
     assert "lowp dialect" in problems[1] and "lpt's reader refuses it" in problems[1]
     assert outputs.problems() == []  # each output is checked once
+
+
+def test_the_test_that_wrote_a_refused_output_fails_naming_both(tmp_path: Path) -> None:
+    """An inner pytest session with this conftest: a test writing an output the plugin refuses
+    fails at teardown, naming itself and the output; a test writing a good one passes."""
+    shutil.copy(Path(__file__).resolve().parents[1] / "conftest.py", tmp_path / "conftest.py")
+    (tmp_path / "test_inner.py").write_text(f"""
+from lpt_cli.ir.reader import read_ir
+from lpt_cli.ir.writer import write_ir
+
+
+def test_good(tmp_path):
+    write_ir(read_ir({str(MODEL)!r}), tmp_path / "good.xml")
+
+
+def test_broken(tmp_path):
+    graph = read_ir({str(MODEL)!r})
+    next(node for node in graph if node.type == "Clamp").type = "NoSuchOp"
+    write_ir(graph, tmp_path / "broken.xml")
+""")
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
+                          cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert done.returncode == 1, done.stdout
+    assert "2 passed, 1 error" in done.stdout  # test_broken itself passes; its teardown errs
+    assert "test_inner.py::test_broken wrote outputs that do not load" in done.stdout
+    assert "broken.xml (runtime dialect)" in done.stdout and "NoSuchOp" in done.stdout
+    assert "lpt outputs checked: 2 runtime" in done.stdout
