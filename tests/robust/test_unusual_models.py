@@ -201,3 +201,24 @@ def test_sub_graph_bodies_pass_through_intact(tmp_path: Path, kind: str) -> None
     out = check(model, tmp_path, feed)
     assert _body_layers(out) == _body_layers(tmp_path / "model.xml") != []
     assert "Convolution" in {node.type for node in read_ir(out)}
+
+
+def test_convert_port_precision_that_disagrees_with_its_destination_type(tmp_path: Path) -> None:
+    """OpenVINO types a Convert by its destination_type and ignores the port's precision; so
+    does lpt (the fuzzer's `precision="U8"` on an i8 -> f32 weights Convert gave a refused output)."""
+    x = ops.parameter([1, 3, 8, 8], np.float32, name="x")
+    weights = ops.convert(ops.constant(RNG.integers(-127, 128, (4, 3, 3, 3)).astype(np.int8)), np.float32)
+    scaled = ops.multiply(weights, ops.constant(np.full((4, 1, 1, 1), 0.01, np.float32)))
+    y = ops.relu(ops.convolution(_fq(x), scaled, [1, 1], [1, 1], [1, 1], [1, 1]))
+    source, out = tmp_path / "model.xml", tmp_path / "out.xml"
+    ov.save_model(ov.Model([y], [x], "convert"), str(source), compress_to_fp16=False)
+    text = source.read_text()
+    convert = text.index('type="Convert"')
+    port = text.index('precision="FP32"', text.index("<output>", convert))
+    source.write_text(text[:port] + 'precision="U8"' + text[port + len('precision="FP32"'):])
+    result = CliRunner().invoke(main, ["transform", str(source), "-o", str(out), "--config", "cpu", "-q"])
+    assert result.exit_code == 0, result.output
+    feed = _feed("x", (1, 3, 8, 8))
+    original, transformed = plugin_run(source, feed), plugin_run(out, feed)
+    assert original.ok and transformed.ok, transformed.error
+    np.testing.assert_allclose(transformed.outputs[0], original.outputs[0], rtol=1e-4, atol=1e-4)
