@@ -25,15 +25,11 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import math
-import os
 import random
-import select
 import shutil
 import signal
 import struct
-import subprocess
 import sys
 import tempfile
 import time
@@ -43,6 +39,8 @@ from dataclasses import dataclass
 from multiprocessing import Pool
 from pathlib import Path
 from typing import Any
+
+from lpt_cli.runtime.oracle import CompileChecker
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures" / "models"
@@ -554,72 +552,8 @@ def _get(cfg: Any, path: tuple) -> Any:
     return cfg
 
 
-# --- the OpenVINO check child -------------------------------------------------------------
-def serve_checks() -> None:
-    """Child process: reads model paths on stdin, answers one JSON line each (read + compile on CPU)."""
-    import warnings
-
-    warnings.simplefilter("ignore")
-    import openvino as ov
-
-    core = ov.Core()
-    core.set_property("CPU", {"INFERENCE_NUM_THREADS": 1, "NUM_STREAMS": 1})
-    for line in sys.stdin:
-        try:
-            core.compile_model(core.read_model(line.strip()), "CPU")
-            answer = {"ok": True}
-        except Exception as exc:  # noqa: BLE001 - any refusal is the answer
-            text = [t for t in str(exc).splitlines() if t.strip() and not t.startswith("Exception from")]
-            answer = {"ok": False, "error": (text[-1] if text else type(exc).__name__)[:300]}
-        print(json.dumps(answer), flush=True)
-
-
-class Checker:
-    """A persistent `serve_checks` child; restarted after a crash, a timeout, or 200 checks."""
-
-    def __init__(self) -> None:
-        self.proc: subprocess.Popen | None = None
-        self.used = 0
-
-    def _start(self) -> subprocess.Popen:
-        env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1")
-        return subprocess.Popen([sys.executable, __file__, "--serve-checks"], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
-
-    def stop(self) -> None:
-        if self.proc is not None:
-            self.proc.kill()
-            self.proc.wait()
-            for pipe in (self.proc.stdin, self.proc.stdout):
-                if pipe is not None:
-                    pipe.close()
-            self.proc = None
-
-    def check(self, xml: Path) -> tuple[bool, str]:
-        """(accepted, why not): OpenVINO's read_model + compile_model on CPU."""
-        if self.proc is None or self.proc.poll() is not None or self.used >= 200:
-            self.stop()
-            self.proc, self.used = self._start(), 0
-        self.used += 1
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        try:
-            self.proc.stdin.write(f"{xml}\n")
-            self.proc.stdin.flush()
-        except BrokenPipeError:
-            self.stop()
-            return False, "OpenVINO child died"
-        ready, _, _ = select.select([self.proc.stdout], [], [], CHECK_SECONDS)
-        line = self.proc.stdout.readline() if ready else ""
-        if not line:
-            code = self.proc.poll()
-            self.stop()
-            return False, f"OpenVINO crashed (exit {code})" if code is not None else "OpenVINO hung"
-        answer = json.loads(line)
-        return answer["ok"], answer.get("error", "")
-
-
 # --- one run ------------------------------------------------------------------------------
-_CHECKER: Checker | None = None
+_CHECKER: CompileChecker | None = None
 
 
 def _worker_init() -> None:
@@ -627,7 +561,7 @@ def _worker_init() -> None:
     import warnings
 
     warnings.simplefilter("always")  # a warning is a finding every time, not only the first
-    _CHECKER = Checker()
+    _CHECKER = CompileChecker(timeout=CHECK_SECONDS)
     signal.signal(signal.SIGALRM, _on_alarm)
 
 
@@ -709,10 +643,9 @@ def run_one(args: tuple[int, int, bool, str]) -> dict[str, Any]:
             if lines:
                 cls, why = "DEFECT", f"stderr on success: {stderr[:300]!r}"
             else:
-                out_ok, out_why = _CHECKER.check(out)
-                if not out_ok:
-                    in_ok, _ = _CHECKER.check(case.xml)
-                    if in_ok:
+                out_why = _CHECKER.check(out)
+                if out_why is not None:
+                    if _CHECKER.check(case.xml) is None:
                         cls, why = "DEFECT", f"OpenVINO rejects the output of a valid input: {out_why}"
                     else:
                         cls = "ok, input invalid"
@@ -750,11 +683,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--defects", type=Path, default=Path("fuzz-defects"), help="folder for reproducers")
-    parser.add_argument("--serve-checks", action="store_true", help=argparse.SUPPRESS)
     opts = parser.parse_args()
-    if opts.serve_checks:
-        serve_checks()
-        return 0
     records = fuzz(opts.runs, opts.configs, opts.seed, opts.jobs, opts.defects)
     print_report(records)
     return 1 if any(r["cls"] == "DEFECT" for r in records) else 0

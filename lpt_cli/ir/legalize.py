@@ -273,7 +273,11 @@ def _needs_float(node: Node) -> bool:
 
 
 def _compute_type(node: Node) -> ElementType:
-    """The float type the stock op computes in: its (first) float output, else input, else f32."""
+    """The float type the stock op computes in: its (first) float output, else input, else f32;
+    f32 when a data input is f32 (an f16 deq precision's FakeQuantize on an f32 interval: in f16
+    the interval can be inf, and the CPU plugin refuses the FakeQuantize)."""
+    if any(node.inputs[i].source.element_type == f32 for i in _data_inputs(node)):
+        return f32
     for out in _main_outputs(node):
         if out.element_type.is_real:
             return out.element_type

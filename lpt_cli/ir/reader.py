@@ -211,8 +211,10 @@ def _ports(ctx: _Context, parent: Any, what: str) -> list[_Port]:
 
 
 def _output_type(ctx: _Context, node: Node, port: _Port, what: str) -> ElementType:
-    """Const and Parameter declare their type in <data>; other layers on the port."""
-    spelled = node.attrs.get("element_type") if node.type in ("Constant", "Parameter") else None
+    """Const and Parameter declare their type in <data>, Convert its destination_type (OpenVINO
+    ignores a port precision that says otherwise); other layers on the port."""
+    key = {"Constant": "element_type", "Parameter": "element_type", "Convert": "destination_type"}.get(node.type)
+    spelled = node.attrs.get(key) if key else None
     spelled = spelled or port.precision
     if spelled is None:
         raise ctx.fail(f"{what}: output port {port.pid} has no precision")

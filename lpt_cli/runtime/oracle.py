@@ -4,11 +4,14 @@ A model the plugin mishandles can crash `compile_model` (a segfault takes the wh
 process with it), so whoever must survive that — tests, the zoo parity check — compiles and
 runs models here: a child process compiles the IR with INFERENCE_PRECISION_HINT f32, infers
 the given inputs and hands back the outputs and the runtime model's per-op rt_info. A crash
-is a result (`crashed`), not the end of the caller.
+is a result (`crashed`), not the end of the caller. `CompileChecker` keeps one child for many
+compile-only checks (the fuzzer's outputs, every output the test suite writes).
 """
 from __future__ import annotations
 
 import json
+import os
+import select
 import subprocess
 import sys
 import tempfile
@@ -86,5 +89,79 @@ def _child(xml_path: str, folder: str, device: str) -> int:
     return 0
 
 
+class CompileChecker:
+    """A persistent child that reads and compiles models on the CPU plugin, one at a time (a
+    model with an input of dynamic rank, which the plugin never compiles, is only read):
+    starting openvino costs about a second, a compile of a small model milliseconds. The child is
+    restarted after a crash, a timeout, or `restart_every` checks (the plugin's caches grow)."""
+
+    def __init__(self, *, timeout: float = 60.0, restart_every: int = 200) -> None:
+        self.timeout = timeout
+        self.restart_every = restart_every
+        self._proc: subprocess.Popen[str] | None = None
+        self._used = 0
+
+    def check(self, xml_path: str | Path) -> str | None:
+        """None when the plugin reads and compiles `xml_path`; else why not (one line)."""
+        if self._proc is None or self._proc.poll() is not None or self._used >= self.restart_every:
+            self.stop()
+            root = str(Path(__file__).resolve().parents[2])  # the child runs this very lpt_cli
+            env = dict(os.environ, OMP_NUM_THREADS="1",
+                       PYTHONPATH=os.pathsep.join(filter(None, (root, os.environ.get("PYTHONPATH")))))
+            self._proc = subprocess.Popen([sys.executable, "-m", "lpt_cli.runtime.oracle", "--serve"],
+                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                          stderr=subprocess.DEVNULL, text=True, env=env)
+            self._used = 0
+        self._used += 1
+        proc = self._proc
+        assert proc.stdin is not None and proc.stdout is not None
+        try:
+            proc.stdin.write(f"{Path(xml_path).resolve()}\n")
+            proc.stdin.flush()
+        except BrokenPipeError:
+            self.stop()
+            return "OpenVINO crashed (the child died)"
+        ready, _, _ = select.select([proc.stdout], [], [], self.timeout)
+        line = proc.stdout.readline() if ready else ""
+        if not line:
+            code = proc.poll()
+            self.stop()
+            return f"OpenVINO crashed (exit {code})" if code is not None else f"no answer within {self.timeout:.0f} s"
+        answer = json.loads(line)
+        return None if answer["ok"] else str(answer["error"])
+
+    def stop(self) -> None:
+        """Ends the child (a later check starts a new one)."""
+        if self._proc is not None:
+            self._proc.kill()
+            self._proc.wait()
+            for pipe in (self._proc.stdin, self._proc.stdout):
+                if pipe is not None:
+                    pipe.close()
+            self._proc = None
+
+
+def _serve() -> int:
+    """The checker's child: a model path per stdin line, one JSON answer per line."""
+    import warnings
+
+    warnings.simplefilter("ignore")
+    import openvino as ov
+
+    core = ov.Core()
+    core.set_property("CPU", {"INFERENCE_NUM_THREADS": 1, "NUM_STREAMS": 1})
+    for line in sys.stdin:
+        try:
+            model = core.read_model(line.strip())
+            if all(p.get_partial_shape().rank.is_static for p in model.get_parameters()):
+                core.compile_model(model, "CPU")  # the plugin compiles no input of dynamic rank
+            answer: dict[str, object] = {"ok": True}
+        except Exception as exc:  # noqa: BLE001 - any refusal is the answer
+            text = [t for t in str(exc).splitlines() if t.strip() and not t.startswith("Exception from")]
+            answer = {"ok": False, "error": (text[-1] if text else type(exc).__name__)[:300]}
+        print(json.dumps(answer), flush=True)
+    return 0
+
+
 if __name__ == "__main__":
-    sys.exit(_child(*sys.argv[1:4]))
+    sys.exit(_serve() if sys.argv[1:] == ["--serve"] else _child(*sys.argv[1:4]))

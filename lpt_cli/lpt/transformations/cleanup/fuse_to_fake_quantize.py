@@ -76,6 +76,11 @@ class FuseElementwiseToFakeQuantize(Transformation):
             return self.reject(node, "non_constant_interval", "the FakeQuantize output interval is not constant")
         operand = cast(node.input_node(1).value, deq).astype(np.float64)
         low, high = (cast(self.combine(cast(b, deq).astype(np.float64), operand), deq) for b in bounds)
+        # Intervals past an f16 deq precision's range become inf, the FakeQuantize NaN, and the CPU
+        # plugin refuses the fused kernel: not fused, as FakeQuantizeTransformation does (checkConstantNotInf).
+        intervals = [cast(v, deq) for v in (value_of(fq.input_value(i)) for i in (1, 2)) if v is not None]
+        if not all(np.isfinite(v).all() for v in (*intervals, low, high)):
+            return self.reject(node, "infinite_interval", f"a FakeQuantize interval is infinite in {deq.name}")
         graph = self.graph
         inputs = [fq.input_value(0), fold_convert(graph, fq.input_value(1), deq),
                   fold_convert(graph, fq.input_value(2), deq),
