@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 from click.testing import CliRunner
 
 from lpt_cli.cli.main import main
@@ -15,6 +16,7 @@ from lpt_cli.runtime.oracle import plugin_run
 MOBILENET = Path(__file__).resolve().parents[2] / "fixtures" / "models" / "mobilenet.xml"
 
 
+@pytest.mark.slow
 def test_f16_dequantization_output_compiles_and_runs(tmp_path: Path) -> None:
     config = tmp_path / "f16.yaml"
     config.write_text("deq_precision: f16\n")

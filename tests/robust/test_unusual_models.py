@@ -15,6 +15,7 @@ from lpt_cli.cli.main import main
 from lpt_cli.ir.reader import read_ir
 from lpt_cli.runtime.oracle import plugin_run
 
+pytestmark = pytest.mark.slow  # every test compiles in child processes
 RNG = np.random.default_rng(7)
 WEIRD = 'a<b>&"c\'😀 𝔘 名'  # XML specials, non-BMP characters, CJK
 
@@ -133,7 +134,6 @@ def test_unicode_and_xml_special_names(tmp_path: Path) -> None:
     assert compiled.output(0).get_names() == {f"out {WEIRD}", f"other {WEIRD}"}
 
 
-@pytest.mark.slow
 def test_twenty_thousand_layers(tmp_path: Path) -> None:
     """The CPU plugin does not compile this chain (the original either) within 10 minutes, so
     the lowp output is checked: exit 0 and every layer read back."""

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from conftest import WrittenOutputs
 
 from lpt_cli.ir.reader import read_ir
@@ -20,6 +22,7 @@ def _written(path: Path, dialect: str) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_a_refused_runtime_output_and_an_unreadable_lowp_output_are_named(tmp_path: Path) -> None:
     outputs = WrittenOutputs()
     try:
@@ -40,6 +43,7 @@ def test_a_refused_runtime_output_and_an_unreadable_lowp_output_are_named(tmp_pa
     assert outputs.problems() == []  # each output is checked once
 
 
+@pytest.mark.slow
 def test_the_test_that_wrote_a_refused_output_fails_naming_both(tmp_path: Path) -> None:
     """An inner pytest session with this conftest: a test writing an output the plugin refuses
     fails at teardown, naming itself and the output; a test writing a good one passes."""
