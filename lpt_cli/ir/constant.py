@@ -5,6 +5,7 @@ decoding; `array()` decodes on demand and never reads more than its own slice.
 """
 from __future__ import annotations
 
+import math
 import mmap
 import os
 import weakref
@@ -99,7 +100,7 @@ class ConstantData:
 
     @property
     def count(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(self.shape)  # exact ints; np.prod's call overhead showed in profiles
 
     @property
     def is_lazy(self) -> bool:
