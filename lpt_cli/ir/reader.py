@@ -9,6 +9,7 @@ bodies, port maps, unknown layer attributes) is kept as opaque XML for the write
 """
 from __future__ import annotations
 
+import functools
 import os
 import re
 import stat
@@ -254,9 +255,15 @@ def _dim(text: str) -> int:
     return int(text)
 
 
+@functools.lru_cache(maxsize=4096)
+def _dims(spelled: tuple[str, ...]) -> tuple[int, ...]:
+    """A port's dims parsed (ValueError: the bad one); models repeat a few shapes many times."""
+    return tuple(_dim(d) for d in spelled)
+
+
 def _shape(ctx: _Context, dims: list[str] | None, what: str) -> Shape:
     try:
-        shape = tuple(_dim(d) for d in dims or ())
+        shape = _dims(tuple(dims)) if dims else ()
     except ValueError as exc:
         raise ctx.fail(f"{what}: bad dimension {clip(exc)!r} (a dimension is 0..2^40, ?, -1 or a..b)") from None
     _check_count(ctx, shape, what)

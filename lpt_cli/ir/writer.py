@@ -85,7 +85,7 @@ class _BinWriter:
             view = memoryview(content()).cast("B")
             key = (size, bytes(view[:_SAMPLE]), bytes(view[-_SAMPLE:]))
             for candidate in self._by_sample.get(key, ()):
-                if self._written_equals(candidate, view):
+                if size <= _SAMPLE or self._written_equals(candidate, view):  # a small blob is its own sample
                     return candidate
         at = self.offset
         write(at)
