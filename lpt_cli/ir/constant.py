@@ -29,14 +29,17 @@ class Blob:
         weakref.finalize(self, os.close, self._fd)
         self.size = size = os.fstat(self._fd).st_size
         self._map = mmap.mmap(self._fd, 0, access=mmap.ACCESS_READ) if size else None
+        # One view of the whole map, sliced per constant: a fresh memoryview of the mmap per
+        # call cost more than the slicing (constants are decoded thousands of times a run).
+        self._whole = memoryview(self._map) if self._map is not None else None
 
     def fileno(self) -> int:
         return self._fd
 
     def view(self, offset: int, size: int) -> memoryview:
-        if size == 0 or self._map is None:
+        if size == 0 or self._whole is None:
             return memoryview(b"")
-        return memoryview(self._map)[offset:offset + size]
+        return self._whole[offset:offset + size]
 
 
 def _unpack(raw: np.ndarray, etype: ElementType, count: int) -> np.ndarray:
