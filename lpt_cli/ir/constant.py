@@ -92,9 +92,11 @@ class ConstantData:
     def from_array(cls, value: np.ndarray, etype: ElementType | None = None,
                    shape: Sequence[int] | None = None) -> ConstantData:
         """Wraps an in-memory value, cast to `etype` (default: the array's own type)."""
-        et = etype if etype is not None else from_dtype(np.asarray(value).dtype)
-        target_shape = tuple(shape) if shape is not None else np.shape(value)
-        array = np.broadcast_to(np.asarray(value), target_shape)
+        source = np.asarray(value)
+        et = etype if etype is not None else from_dtype(source.dtype)
+        target_shape = tuple(shape) if shape is not None else source.shape
+        # the copy below is made either way: broadcast only when the shape changes
+        array = source if source.shape == target_shape else np.broadcast_to(source, target_shape)
         if et.dtype is not None and et.name != "bf16":
             stored = np.array(array, dtype=et.dtype)
         else:
