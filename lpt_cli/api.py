@@ -26,14 +26,14 @@ from .ir.reader import read_ir
 from .ir.writer import write_ir
 from .lpt.engine.config import Config, load_config
 from .lpt.engine.pipeline import PipelineResult, run_pipeline
-from .reports.analyze import Analysis, analyze
-from .reports.diff import Diff, diff_reports
-from .reports.model import Report
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the report modules load in the functions that use them: `lpt transform` skips them
     import openvino
 
     from .lpt.engine.pipeline import Progress, StepHook
+    from .reports.analyze import Analysis
+    from .reports.diff import Diff
+    from .reports.model import Report
 
 ModelLike = Union[str, "os.PathLike[str]", "openvino.Model"]
 ConfigLike = Union[str, "os.PathLike[str]", Config]
@@ -124,6 +124,8 @@ def diff(a: ModelLike, b: ModelLike | None = None, config: ConfigLike = "cpu",
          config_b: ConfigLike | None = None) -> Diff:
     """Per-layer precision differences between model `a` under `config` and model `b` (default:
     `a` again) under `config_b` (default: `config`): which layers lost or gained low precision."""
+    from .reports.diff import diff_reports
+
     if b is None and config_b is None:
         raise LptError("nothing to compare: give a second model or a second config")
     two_models, two_configs = b is not None, config_b is not None
@@ -141,6 +143,8 @@ def diff(a: ModelLike, b: ModelLike | None = None, config: ConfigLike = "cpu",
 
 def analysis(model: ModelLike, config: ConfigLike = "cpu", shape: ShapeLike | None = None) -> Analysis:
     """The report with the graphs before and after LPT (for `--layer` views and runtime checks)."""
+    from .reports.analyze import analyze
+
     resolved = resolve_config(config)
     with model_file(model) as xml:
         shapes = None

@@ -30,5 +30,9 @@ class PassError(Exception):
 
 def clip(value: object, limit: int = 80) -> str:
     """`value` as text on one line, at most `limit` characters: error messages echo user input."""
-    text = " ".join(str(value).split())
+    text = value if isinstance(value, str) else str(value)
+    # Fast path (readers clip every layer name up front): printable text has no whitespace
+    # but spaces, so without doubled or outer spaces it is already on one line.
+    if not (text.isprintable() and "  " not in text and not text.startswith(" ") and not text.endswith(" ")):
+        text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -1,6 +1,6 @@
 """The benchmark scripts still run, as subprocesses: bench_transform's and bench_scaling's
-quick scaling sections, and bench_process on a small IR. All are marked slow: each builds
-models of thousands of nodes or compiles with OpenVINO, and none checks lpt's behaviour.
+quick scaling sections, bench_pipeline on a small IR, and bench_process on a small IR. All are marked
+slow: each builds models of thousands of nodes or compiles with OpenVINO, and none checks lpt's behaviour.
 
 No timing is asserted (the figures depend on machine load); only that each exits 0 and
 prints its tables and verdicts.
@@ -49,3 +49,13 @@ def test_bench_process_runs_on_a_given_ir(tmp_path: Path) -> None:
     assert "lpt transform --help" in out and "PYTHONDONTWRITEBYTECODE=1" in out
     assert "resnet.xml" in out and "compile_model" in out and "copy of the .bin" in out
     assert "== memory" not in out  # only with --big
+
+
+def test_bench_pipeline_runs_on_a_given_ir() -> None:
+    script = BENCH.with_name("bench_pipeline.py")
+    model = BENCH.parents[1] / "fixtures" / "models" / "resnet.xml"
+    done = subprocess.run([sys.executable, str(script), str(model), "--repeat", "1"],
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = [line.split() for line in done.stdout.splitlines() if line.startswith("resnet.xml")]
+    assert len(rows) == 1 and rows[0][1] == "this" and len(rows[0]) == 5  # process, first, warm

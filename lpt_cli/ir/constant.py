@@ -5,6 +5,7 @@ decoding; `array()` decodes on demand and never reads more than its own slice.
 """
 from __future__ import annotations
 
+import math
 import mmap
 import os
 import weakref
@@ -28,14 +29,17 @@ class Blob:
         weakref.finalize(self, os.close, self._fd)
         self.size = size = os.fstat(self._fd).st_size
         self._map = mmap.mmap(self._fd, 0, access=mmap.ACCESS_READ) if size else None
+        # One view of the whole map, sliced per constant: a fresh memoryview of the mmap per
+        # call cost more than the slicing (constants are decoded thousands of times a run).
+        self._whole = memoryview(self._map) if self._map is not None else None
 
     def fileno(self) -> int:
         return self._fd
 
     def view(self, offset: int, size: int) -> memoryview:
-        if size == 0 or self._map is None:
+        if size == 0 or self._whole is None:
             return memoryview(b"")
-        return memoryview(self._map)[offset:offset + size]
+        return self._whole[offset:offset + size]
 
 
 def _unpack(raw: np.ndarray, etype: ElementType, count: int) -> np.ndarray:
@@ -88,9 +92,11 @@ class ConstantData:
     def from_array(cls, value: np.ndarray, etype: ElementType | None = None,
                    shape: Sequence[int] | None = None) -> ConstantData:
         """Wraps an in-memory value, cast to `etype` (default: the array's own type)."""
-        et = etype if etype is not None else from_dtype(np.asarray(value).dtype)
-        target_shape = tuple(shape) if shape is not None else np.shape(value)
-        array = np.broadcast_to(np.asarray(value), target_shape)
+        source = np.asarray(value)
+        et = etype if etype is not None else from_dtype(source.dtype)
+        target_shape = tuple(shape) if shape is not None else source.shape
+        # the copy below is made either way: broadcast only when the shape changes
+        array = source if source.shape == target_shape else np.broadcast_to(source, target_shape)
         if et.dtype is not None and et.name != "bf16":
             stored = np.array(array, dtype=et.dtype)
         else:
@@ -99,7 +105,7 @@ class ConstantData:
 
     @property
     def count(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(self.shape)  # exact ints; np.prod's call overhead showed in profiles
 
     @property
     def is_lazy(self) -> bool:

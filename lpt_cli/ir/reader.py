@@ -9,6 +9,7 @@ bodies, port maps, unknown layer attributes) is kept as opaque XML for the write
 """
 from __future__ import annotations
 
+import functools
 import os
 import re
 import stat
@@ -158,21 +159,33 @@ def _read_layers(ctx: _Context, root: Any, graph: Graph) -> dict[str, _Layer]:
 
 
 def _read_layer(ctx: _Context, element: Any, graph: Graph) -> _Layer:
-    raw_id, name = element.get("id"), element.get("name", "")
+    # Each lxml call makes a Python proxy or string: the attributes are read once and the
+    # children sorted in one pass (this loop is most of reading a large IR).
+    attrib: dict[str, str] = dict(element.attrib)
+    raw_id, name = attrib.get("id"), attrib.get("name", "")
     what = f"layer {clip(raw_id)} '{clip(name)}'"
     if raw_id is None or not _UINT.fullmatch(raw_id) or int(raw_id) > MAX_ELEMENTS:
         raise ctx.fail(f"{what}: the layer id must be a non-negative integer")
-    if element.get("type") is None:
+    ir_type = attrib.get("type")
+    if ir_type is None:
         raise ctx.fail(f"{what}: no type")
-    data = element.find("data")
+    known: dict[str, Any] = {}
+    extra = []
+    for child in element:
+        tag = child.tag
+        if tag in _KNOWN_CHILDREN:
+            known.setdefault(tag, child)
+        else:
+            extra.append(child)
+    data = known.get("data")
     attrs = dict(data.attrib) if data is not None else {}
-    op_type = FROM_IR_TYPE.get(element.get("type"), element.get("type"))
-    node = graph.add_node(op_type, attrs=attrs, version=element.get("version", ""), name=name,
+    op_type = FROM_IR_TYPE.get(ir_type, ir_type)
+    node = graph.add_node(op_type, attrs=attrs, version=attrib.get("version", ""), name=name,
                           node_id=int(raw_id))
-    node.xml_attrs = {k: v for k, v in element.attrib.items() if k not in _LAYER_KEYS}
-    node.xml_rt_info = element.find("rt_info")
-    node.xml_extra = [child for child in element if child.tag not in _KNOWN_CHILDREN]
-    layer = _Layer(node, _ports(ctx, element.find("input"), what), _ports(ctx, element.find("output"), what))
+    node.xml_attrs = {k: v for k, v in attrib.items() if k not in _LAYER_KEYS}
+    node.xml_rt_info = known.get("rt_info")
+    node.xml_extra = extra
+    layer = _Layer(node, _ports(ctx, known.get("input"), what), _ports(ctx, known.get("output"), what))
     layer.fed = [None] * len(layer.inputs)
     _check_arity(ctx, node, len(layer.inputs), len(layer.outputs), what)
     for port in layer.outputs:
@@ -180,8 +193,8 @@ def _read_layer(ctx: _Context, element: Any, graph: Graph) -> _Layer:
         out.names, out.xml_rt_info = port.names, port.rt_info
     if node.is_constant:
         node.data = _constant(ctx, node, what)
-    for extra in node.xml_extra:
-        _check_body_constants(ctx, extra, what)
+    for body in extra:
+        _check_body_constants(ctx, body, what)
     return layer
 
 
@@ -202,11 +215,18 @@ def _ports(ctx: _Context, parent: Any, what: str) -> list[_Port]:
         return []
     ports = []
     for element in parent:
-        if element.tag != "port" or element.get("id") is None:
+        pid = element.get("id")
+        if element.tag != "port" or pid is None:
             raise ctx.fail(f"{what}: <{parent.tag}> holds a <{element.tag}> without a port id")
-        dims = [d.text or "" for d in element.findall("dim")]
-        ports.append(_Port(element.get("id"), element.get("precision"), dims or None,
-                           element.get("names"), element.find("rt_info")))
+        dims = []
+        rt_info = None
+        for child in element:
+            tag = child.tag
+            if tag == "dim":
+                dims.append(child.text or "")
+            elif tag == "rt_info" and rt_info is None:
+                rt_info = child
+        ports.append(_Port(pid, element.get("precision"), dims or None, element.get("names"), rt_info))
     return ports
 
 
@@ -237,9 +257,15 @@ def _dim(text: str) -> int:
     return int(text)
 
 
+@functools.lru_cache(maxsize=4096)
+def _dims(spelled: tuple[str, ...]) -> tuple[int, ...]:
+    """A port's dims parsed (ValueError: the bad one); models repeat a few shapes many times."""
+    return tuple(_dim(d) for d in spelled)
+
+
 def _shape(ctx: _Context, dims: list[str] | None, what: str) -> Shape:
     try:
-        shape = tuple(_dim(d) for d in dims or ())
+        shape = _dims(tuple(dims)) if dims else ()
     except ValueError as exc:
         raise ctx.fail(f"{what}: bad dimension {clip(exc)!r} (a dimension is 0..2^40, ?, -1 or a..b)") from None
     _check_count(ctx, shape, what)
@@ -310,6 +336,7 @@ def _wire_edges(ctx: _Context, root: Any, layers: dict[str, _Layer]) -> None:
     in_index = {lid: {p.pid: i for i, p in enumerate(layer.inputs)} for lid, layer in layers.items()}
     out_index = {lid: {p.pid: i for i, p in enumerate(layer.outputs)} for lid, layer in layers.items()}
     edges = root.find("edges")
+    shapes: dict[tuple[str, ...], Shape] = {}  # an edge's port dims, parsed once per spelling
     for edge in (edges if edges is not None else ()):
         src, sport, dst, dport = (edge.get(k) for k in ("from-layer", "from-port", "to-layer", "to-port"))
         what = f"edge {clip(src)}:{clip(sport)} -> {clip(dst)}:{clip(dport)}"
@@ -325,7 +352,12 @@ def _wire_edges(ctx: _Context, root: Any, layers: dict[str, _Layer]) -> None:
         if target.fed[slot] is not None:
             raise ctx.fail(f"{what}: input port {dport} of layer {dst} '{clip(target.node.name)}' is fed twice")
         source = layers[src].node.outputs[out_index[src][sport]]
-        expected = _shape(ctx, target.inputs[slot].dims, f"layer {clip(dst)} '{clip(target.node.name)}'")
+        dims = target.inputs[slot].dims
+        key = tuple(dims) if dims else ()
+        if key in shapes:
+            expected = shapes[key]
+        else:
+            expected = shapes[key] = _shape(ctx, dims, f"layer {clip(dst)} '{clip(target.node.name)}'")
         if not _compatible(source.shape, expected):
             raise ctx.fail(f"{what}: layer {clip(src)} '{clip(layers[src].node.name)}' produces shape "
                            f"{clip(list(source.shape or ()))}, the input port says {clip(list(expected or ()))}")

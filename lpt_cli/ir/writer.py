@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import errno
+import functools
 import os
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
@@ -84,7 +85,7 @@ class _BinWriter:
             view = memoryview(content()).cast("B")
             key = (size, bytes(view[:_SAMPLE]), bytes(view[-_SAMPLE:]))
             for candidate in self._by_sample.get(key, ()):
-                if self._written_equals(candidate, view):
+                if size <= _SAMPLE or self._written_equals(candidate, view):  # a small blob is its own sample
                     return candidate
         at = self.offset
         write(at)
@@ -229,39 +230,53 @@ _ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;",
 
 def _attrs(attrs: Mapping[str, str]) -> str:
     """` key="value"` pairs, escaped as libxml2 escapes attribute values."""
-    return "".join(f' {key}="{value.translate(_ESCAPES)}"' for key, value in attrs.items())
+    return "".join([f' {key}="{value.translate(_ESCAPES)}"' for key, value in attrs.items()])
 
 
 def _layer(out: list[str], node: Node, layer_id: int, graph: Graph, bins: _BinWriter, rt_info: RtInfo | None) -> None:
+    # The hot loop of writing: ports are formatted directly (an id and a precision name need
+    # no escaping) and each distinct shape's <dim> lines are made once (_dims).
     head = {"id": str(layer_id), "name": node.name, "type": TO_IR_TYPE.get(node.type, node.type),
             "version": node.version}
-    head.update(node.xml_attrs)
+    if node.xml_attrs:
+        head.update(node.xml_attrs)
     children: list[str] = []
-    attrs = dict(node.attrs)
+    attrs = node.attrs
     if node.data is not None:
         offset, size = bins.add_constant(node.data)
-        attrs.update(element_type=node.data.element_type.name, shape=", ".join(map(str, node.data.shape)),
-                     offset=str(offset), size=str(size))
+        attrs = {**attrs, "element_type": node.data.element_type.name,
+                 "shape": ", ".join(map(str, node.data.shape)), "offset": str(offset), "size": str(size)}
     if attrs or node.type in ("Constant", "Parameter"):
         children.append(f"      <data{_attrs(attrs)}/>\n")
-    _add_rt_info(children, 3, node.xml_rt_info, node, rt_info)
-    for tag, values, first in (("input", [slot.source for slot in node.inputs], 0),
-                               ("output", node.outputs, len(node.inputs))):
-        if not values:
+    if node.xml_rt_info is not None or rt_info is not None:
+        _add_rt_info(children, 3, node.xml_rt_info, node, rt_info)
+    ports: tuple[tuple[str, Sequence[Input | Output], int], ...] = (
+        ("input", node.inputs, 0), ("output", node.outputs, len(node.inputs)))
+    for tag, holders, first in ports:
+        if not holders:
             continue
-        holders: Sequence[Input | Output] = node.inputs if tag == "input" else node.outputs
         children.append(f"      <{tag}>\n")
-        for i, (value, holder) in enumerate(zip(values, holders)):
-            names = {"names": value.names} if tag == "output" and value.names else {}
-            port = {"id": str(first + i), "precision": precision_name(value.element_type), **names}
-            inner = [f"          <dim>{dim}</dim>\n" for dim in value.shape or ()]
-            _add_rt_info(inner, 5, holder.xml_rt_info, holder, rt_info)
-            children.extend([f"        <port{_attrs(port)}>\n", *inner, "        </port>\n"] if inner
-                            else [f"        <port{_attrs(port)}/>\n"])
+        for i, holder in enumerate(holders):
+            value = holder.source if isinstance(holder, Input) else holder
+            port = f'        <port id="{first + i}" precision="{precision_name(value.element_type)}"'
+            if tag == "output" and value.names:
+                port += f' names="{value.names.translate(_ESCAPES)}"'
+            dims = _dims(value.shape) if value.shape else ""
+            if holder.xml_rt_info is not None or rt_info is not None:
+                extra: list[str] = []
+                _add_rt_info(extra, 5, holder.xml_rt_info, holder, rt_info)
+                dims += "".join(extra)
+            children.append(f"{port}>\n{dims}        </port>\n" if dims else f"{port}/>\n")
         children.append(f"      </{tag}>\n")
-    children.extend(_opaque(_relocated_body(extra, graph.xml_blob, bins), 3) for extra in node.xml_extra)
+    if node.xml_extra:
+        children.extend(_opaque(_relocated_body(extra, graph.xml_blob, bins), 3) for extra in node.xml_extra)
     out.extend([f"    <layer{_attrs(head)}>\n", *children, "    </layer>\n"] if children
                else [f"    <layer{_attrs(head)}/>\n"])
+
+
+@functools.lru_cache(maxsize=4096)
+def _dims(shape: tuple[int, ...]) -> str:
+    return "".join(f"          <dim>{dim}</dim>\n" for dim in shape)
 
 
 def _add_rt_info(out: list[str], depth: int, read: Any, holder: Node | Input | Output, rt_info: RtInfo | None) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import LptError
 from ..ir import Graph
@@ -17,9 +18,10 @@ from ..ir.reader import read_ir
 from ..ir.writer import write_ir
 from ..lpt.engine.config import Config, cpu_variant, read_cpuinfo
 from ..lpt.engine.pipeline import PipelineResult, run_pipeline
-from .classify import build_report
-from .macs import LayerShapes
-from .model import Report
+
+if TYPE_CHECKING:  # classify loads in analyze(): `lpt transform` only needs require_not_transformed
+    from .macs import LayerShapes
+    from .model import Report
 
 
 @dataclass
@@ -33,6 +35,8 @@ class Analysis:
 def analyze(xml_path: str | Path, config: Config, shapes: Mapping[str, LayerShapes] | None = None) -> Analysis:
     """Reads `xml_path`, runs LPT under `config` in memory, and reports per original layer
     (`shapes`: static shapes of weightable layers for their MACs)."""
+    from .classify import build_report
+
     after = read_ir(xml_path)
     require_not_transformed(after, Path(xml_path))
     before = copy_graph(after)

@@ -202,7 +202,8 @@ def resolve_profile(name: str, cpuinfo: str | None = None) -> Config:
     if name == "cpu":
         name, why = cpu_variant(read_cpuinfo() if cpuinfo is None else cpuinfo)
         label = f"cpu (resolved to {name}: {why})"
-    doc = yaml.safe_load(profile_text(name))
+    # A shipped profile is well-formed: libyaml's parser (when PyYAML has it) reads it 8x faster.
+    doc = yaml.load(profile_text(name), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     return config_from_dict(doc, name=label)
 
 

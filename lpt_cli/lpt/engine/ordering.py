@@ -7,7 +7,12 @@ subgraph comes first and, within a node, input 0's subgraph before input 1's.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from ...ir import Graph, Node
+
+_SORTED: dict[int, list[Node]] = {}  # id(graph) -> its order, inside `unchanged_structure(graph)`
 
 
 def _roots(graph: Graph) -> list[Node]:
@@ -18,6 +23,9 @@ def _roots(graph: Graph) -> list[Node]:
 def ordered_ops(graph: Graph) -> list[Node]:
     """Producers before consumers, in OpenVINO's topological_sort order (nodes no root
     reaches follow in insertion order, as they would be dead in OpenVINO)."""
+    known = _SORTED.get(id(graph))
+    if known is not None:
+        return list(known)
     order: list[Node] = []
     done: set[int] = set()
     stack = list(_roots(graph))
@@ -35,3 +43,14 @@ def ordered_ops(graph: Graph) -> list[Node]:
         stack.pop()
     order.extend(n for n in graph.nodes.values() if n.id not in done)
     return order
+
+
+@contextmanager
+def unchanged_structure(graph: Graph) -> Iterator[None]:
+    """Inside the block `ordered_ops(graph)` sorts once: for a run of passes that annotate nodes
+    and ports but add, remove and rewire nothing (the markup walks a large graph seven times)."""
+    _SORTED[id(graph)] = ordered_ops(graph)
+    try:
+        yield
+    finally:
+        del _SORTED[id(graph)]

@@ -9,6 +9,7 @@ An `on_step(name, graph)` callback sees the graph after each step that ran (`lpt
 """
 from __future__ import annotations
 
+import math
 from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -59,24 +60,41 @@ def _check_fake_quantize_intervals(graph: Graph) -> None:
     for node in graph:
         if node.type != "FakeQuantize":
             continue
-        bounds: dict[int, np.ndarray] = {}
+        # One-value bounds (the common case) are checked as Python floats: numpy's per-call
+        # overhead on 1-element arrays was most of this check's time.
+        bounds: dict[int, np.ndarray | float] = {}
         for index, role in enumerate(("input_low", "input_high", "output_low", "output_high"), start=1):
             source = node.input_node(index)
-            if not (source.is_constant and source.data is not None and source.data.element_type.is_real
-                    and source.data.element_type.dtype is not None):
+            data = source.data
+            if not (source.is_constant and data is not None and data.element_type.is_real
+                    and data.element_type.dtype is not None):
                 continue
-            values = bounds[index] = source.value.astype(np.float64)
-            if not np.isfinite(values).all():
-                problem = "holds NaN or infinity"
-            elif (np.abs(values) > MAX_INTERVAL).any():
-                problem = "holds a value beyond +-2^64"
+            if data.count == 1:
+                value = bounds[index] = float(source.value.flat[0])
+                if not math.isfinite(value):
+                    problem = "holds NaN or infinity"
+                elif abs(value) > MAX_INTERVAL:
+                    problem = "holds a value beyond +-2^64"
+                else:
+                    continue
             else:
-                continue
+                values = bounds[index] = source.value.astype(np.float64)
+                if not np.isfinite(values).all():
+                    problem = "holds NaN or infinity"
+                elif (np.abs(values) > MAX_INTERVAL).any():
+                    problem = "holds a value beyond +-2^64"
+                else:
+                    continue
             raise IRReadError(f"{graph.source or graph.name}: layer {source.id} '{clip(source.name)}': "
                               f"the {role} of FakeQuantize '{clip(node.name)}' {problem}")
-        if 1 in bounds and 2 in bounds and _broadcastable(bounds[1], bounds[2]):
+        low, high = bounds.get(1), bounds.get(2)
+        if isinstance(low, float) and isinstance(high, float):
+            if 0 < abs(high - low) < _TINY:
+                raise node.error("input interval narrower than the smallest normal float32 and not empty: "
+                                 "the quantization scale overflows")
+        elif low is not None and high is not None and _broadcastable(np.asarray(low), np.asarray(high)):
             # (A denormal *output* interval is legal: LPT replaces its scale, see the reference cases.)
-            width = np.abs(bounds[2] - bounds[1])
+            width = np.abs(np.asarray(high) - np.asarray(low))
             if ((width > 0) & (width < _TINY)).any():
                 raise node.error("input interval narrower than the smallest normal float32 and not empty: "
                                  "the quantization scale overflows")

@@ -20,6 +20,8 @@ from ..dequantization.chain import get_dequantization
 
 def _qdq_source_input(node: Node, index: int, default_precisions: Iterable[ElementType]) -> Input:
     """The explicit Q/DQ pattern FQ -> Convert(int) -> DQ: look through to the FQ's consumer slot."""
+    if node.input_node(index).type not in ("Multiply", "Subtract"):
+        return node.inputs[index]  # no dequantization ends here (asked of every input of the graph)
     dq = get_dequantization(node, default_precisions, index)
     data = dq.data
     if (not dq.empty and data is not None and data.node.type == "Convert" and len(data.node.inputs) == 1
@@ -100,6 +102,8 @@ def propagate_to_input(node: Node, key: str, default_precisions: Iterable[Elemen
 
 
 def _update_source_input(slot: Input, default_precisions: Iterable[ElementType]) -> Input:
+    if slot.source.node.type not in ("Multiply", "Subtract"):
+        return slot  # no dequantization ends here
     dq = get_dequantization(slot.node, default_precisions, slot.index)
     data = dq.data
     if (not dq.empty and data is not None and data.node.type == "Convert"
