@@ -272,6 +272,8 @@ def _hoist_dequantization(g: Graph, node: Node, ctype: ElementType) -> bool:
     value = _convert(g, head, ctype, f"{chain[-1].node.name}/to_{ctype.name}")
     moved = []
     for op, constant in zip(ops, constants):
+        if constant.output().rank != 0:  # a [1,1,1,1,1] scale of a rank-5 chain end would lift a rank-4 head to 5
+            constant = g.add_constant(constant.value.reshape(()), constant.output().element_type)
         value = g.add_node(op.type, [value, constant.output()], outputs=[(ctype, head.shape)],
                            attrs=dict(op.attrs), name=g.unique_name(f"{op.name}/moved")).outputs[0]
         moved.append((value.node, op.name))
