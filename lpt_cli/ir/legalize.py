@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from .constant import ConstantData
 from .eltypes import ElementType, f32
 from .graph import Graph, Node, Output
@@ -60,6 +62,7 @@ _SCALED_KERNELS = frozenset({"Convolution", "GroupConvolution", "ConvolutionBack
 _DEQUANTIZATION_MULTIPLY = "/DequantizationMultiply"
 _DATA_SOURCES = frozenset({"Parameter", "ReadValue"})  # what makes a value data rather than weights
 SWAPPED_ADD = "SwappedAdd"  # annotation key of a dequantization Multiply: see SwappedAdd
+MAT_MUL_ZERO_POINT = "MatMulZeroPoint"  # annotation key of the `z @ B` Subtract after a MatMul: see MatMulZeroPoint
 
 
 @dataclass(frozen=True)
@@ -80,10 +83,22 @@ def legalize_for_runtime(graph: Graph) -> Graph:
         if _needs_float(node):
             _relax(g, node)
     for node in list(g.topological_order()):
+        if node.alive and MAT_MUL_ZERO_POINT in node.annotations:
+            _zero_point_before_mat_mul(g, node)
+    for node in list(g.topological_order()):
         if node.alive and SWAPPED_ADD in node.annotations:
             _unswap_add(g, node)
     _name_kernels_as_layers(g)
     return g
+
+
+@dataclass(frozen=True)
+class MatMulZeroPoint:
+    """The zero point `zero_point` of a MatMul's input A that MatMulTransformation subtracts after
+    the MatMul as the constant `product` = z @ B, kept on that Subtract for the runtime dialect."""
+
+    zero_point: np.ndarray
+    product: ConstantData
 
 
 def _unswap_add(g: Graph, multiply: Node) -> None:
@@ -124,6 +139,38 @@ def _unswap_add(g: Graph, multiply: Node) -> None:
     if not shift.outputs[0].uses:
         g.remove(shift)
     g.rename(added, name)
+
+
+def _zero_point_before_mat_mul(g: Graph, subtract: Node) -> None:
+    """`A @ B - z @ B` (MatMulTransformation's form of A's zero point z) is written back as
+    `Convert -> Subtract(z) -> Multiply(1.0) -> MatMul`, as the plugin's own FakeQuantize
+    decomposition leaves A, so that the plugin computes `z @ B` itself.
+
+    Measured on openvino 2026.4 (wav2vec2's feature projection: u8 with a zero point -> MatMul
+    -> bias Add -> FakeQuantize): given `z @ B` after the MatMul, the plugin regroups it with the
+    scale and the bias into other post-ops and single values round to the next level of the
+    FakeQuantize (7.7e-3 of max); written back it is bit-exact.
+    """
+    original: MatMulZeroPoint = subtract.annotations[MAT_MUL_ZERO_POINT]
+    mat_mul = subtract.input_node(0)
+    one = mat_mul.input_node(0) if mat_mul.type == "MatMul" else None
+    if (one is None or one.type != "Multiply" or one.input_node(0).type != "Convert" or len(one.outputs[0].uses) != 1
+            or subtract.input_node(1).data is not original.product):  # a later pass changed the constant
+        return
+    converted = one.inputs[0].source
+    zero_point = g.add_constant(original.zero_point, converted.element_type)
+    shifted = g.add_node("Subtract", [converted, zero_point.outputs[0]],
+                         outputs=[(converted.element_type, converted.shape)], attrs={"auto_broadcast": "numpy"},
+                         name=g.unique_name(f"{mat_mul.name}/zero_point"))
+    one.set_input(0, shifted.outputs[0])
+    out = subtract.outputs[0]
+    names, out.names = out.names, None
+    out.replace_all_uses_with(mat_mul.outputs[0])
+    mat_mul.outputs[0].names = mat_mul.outputs[0].names or names
+    after = subtract.input_node(1)
+    g.remove(subtract)
+    if not after.outputs[0].uses:
+        g.remove(after)
 
 
 def _name_kernels_as_layers(g: Graph) -> None:
