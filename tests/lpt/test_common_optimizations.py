@@ -49,6 +49,29 @@ def test_static_channels_read_through_shape_of_become_constant_split_lengths() -
     assert not any(n.type == "ShapeOf" for n in g if n.alive)
 
 
+def test_uneven_split_sizes_broadcast_from_the_channel_count_become_constant() -> None:
+    """torch.split(x, chunk) with an uneven last chunk (edgenext): the sizes are
+    `Concat(Broadcast(C // 3, [2]), -1)`; the plugin folds them, so LPT sees constant lengths."""
+    g = Graph()
+    x = parameter(g, (-1, 88, -1, -1))
+    shape = g.add_node("ShapeOf", [x], outputs=[("i64", (4,))], version="opset3").output()
+    channels = g.add_node("Gather", [shape, g.add_constant(np.int64(1)).output(), g.add_constant(np.int32(0)).output()],
+                          outputs=[("i64", ())], version="opset8", attrs={"batch_dims": "0"}).output()
+    chunk = g.add_node("Divide", [channels, g.add_constant(np.int64(3)).output()], outputs=[("i64", ())],
+                       attrs={"auto_broadcast": "numpy", "m_pythondiv": "true"}).output()
+    repeated = g.add_node("Broadcast", [chunk, g.add_constant(np.array([2], np.int64)).output()],
+                          outputs=[("i64", (2,))], version="opset3", attrs={"mode": "numpy"}).output()
+    lengths = g.add_node("Concat", [repeated, g.add_constant(np.array([-1], np.int64)).output()],
+                         outputs=[("i64", (3,))], attrs={"axis": "0"}).output()
+    split = g.add_node("VariadicSplit", [x, g.add_constant(np.int64(1)).output(), lengths],
+                       outputs=[("f32", (-1, -1, -1, -1))] * 3, name="split")
+    for out in split.outputs:
+        g.add_node("Result", [out])
+    fold_shape_subgraphs(g)
+    lengths_node = g.find("split").input_node(2)
+    assert lengths_node.type == "Constant" and lengths_node.value.tolist() == [29, 29, -1]
+
+
 def test_dynamic_channels_stay_a_shape_subgraph() -> None:
     g, _ = channel_split((-1, -1, -1, -1))
     fold_shape_subgraphs(g)
