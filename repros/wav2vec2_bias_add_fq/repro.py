@@ -4,12 +4,15 @@ quantization step) is the feature projection:
     FakeQuantize(asymmetric) -> MatMul(i8 weights, per-channel scales) -> Add(bias)
     -> FakeQuantize(asymmetric, -2.36..2.10: u8 with a zero point) -> Transpose -> (model output)
 
-Both runtime models run the same kernels (FullyConnected u8 with the bias and the quantizer fused),
-but lpt's graph reaches the plugin with the MatMul's dequantization Multiply swapped behind the bias
-Add (`(x + b/s) * s`, AddTransformation's constant case), and the plugin then fuses a quantizer whose
-input differs by an ulp from the original's `x * s + b`: single values round to the next level.
+Root cause (fixed on branch probe): MatMulTransformation subtracts A's zero point after the MatMul
+as the constant `z @ B`. Written so in the runtime dialect, the plugin regroups that Subtract with
+the scale and the bias (its FullyConnected fuses `Add, Multiply` instead of the original's
+`DequantizationSubtract, DequantizationMultiply, Add`) and single values round to the next level
+of the FakeQuantize: 7.4e-3 of max before the fix. The runtime dialect now writes the zero point
+before the MatMul (`Convert -> Subtract(z) -> Multiply(1.0)`), and the plugin folds `z @ B` itself:
+bit-exact (tests/runtime/test_plugin_rounding.py).
 
-    python repros/wav2vec2_bias_add_fq/repro.py
+    python repros/wav2vec2_bias_add_fq/repro.py   # 0.0e+00 with the fix
 """
 import subprocess
 import sys
