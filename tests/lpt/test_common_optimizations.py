@@ -8,6 +8,7 @@ from lpt_cli.lpt.folding import DISABLE_CONSTANT_FOLDING
 from lpt_cli.lpt.plugin import is_function_quantized, run_common_optimizations
 from lpt_cli.lpt.plugin.constant_folding import fold_constants
 from lpt_cli.lpt.plugin.mark_dequantization import mark_dequantization
+from lpt_cli.lpt.plugin.matmul_multiply import fuse_matmul_multiply
 from lpt_cli.lpt.plugin.shape_folding import fold_shape_subgraphs
 
 
@@ -144,3 +145,35 @@ def test_mvn_the_cpu_kernel_cannot_run_is_left_to_the_plugin() -> None:
         mvn = g.find("mvn")
         assert bool(mvn.annotations.get(DECOMPOSED_BY_PLUGIN)) is not runs
         assert (mvn.input_node(0).type == "Multiply") is not runs  # the dequantization moved only if kept
+
+
+def _scores_times(const: np.ndarray) -> Graph:
+    """Activations Q [?, 2, ?, 16] x K^T (K an activation too) -> Multiply(const) -> Result."""
+    g = Graph()
+    q = g.add_node("Parameter", outputs=[("f32", (-1, 2, -1, 16))], name="q",
+                   attrs={"shape": "?,2,?,16", "element_type": "f32"}).output()
+    k = g.add_node("Parameter", outputs=[("f32", (-1, 2, -1, 16))], name="k",
+                   attrs={"shape": "?,2,?,16", "element_type": "f32"}).output()
+    scores = g.add_node("MatMul", [q, k], outputs=[("f32", (-1, 2, -1, -1))], name="scores",
+                        attrs={"transpose_a": "false", "transpose_b": "true"}).output()
+    scaled = g.add_node("Multiply", [scores, g.add_constant(const).output()], outputs=[("f32", (-1, 2, -1, -1))],
+                        attrs={"auto_broadcast": "numpy"}, name="scaled")
+    g.add_node("Result", [scaled.output()])
+    return g
+
+
+def test_per_head_scale_after_scores_moves_onto_k() -> None:
+    """MatMulMultiplyFusion: `MatMul(Q, K) * c` -> `MatMul(Q, K * c)`; the MatMul feeds the Result."""
+    g = _scores_times(np.array([10.0, 7.5], np.float32).reshape(1, 2, 1, 1))
+    assert fuse_matmul_multiply(g) == 1
+    matmul = g.find("scores")
+    assert matmul.input_node(1).type == "Multiply" and matmul.output().uses[0].node.type == "Result"
+    k_scaled = matmul.input_node(1)
+    assert k_scaled.input_node(0).name == "k" and k_scaled.output().shape == (-1, 2, -1, 16)
+    assert k_scaled.input_node(1).value.ravel().tolist() == [10.0, 7.5]
+
+
+def test_scale_varying_along_rows_stays_after_the_matmul() -> None:
+    g = _scores_times(np.ones((1, 2, 3, 1), np.float32))  # (..., n, 1): not a column scale
+    assert fuse_matmul_multiply(g) == 0
+    assert g.find("scaled").type == "Multiply"

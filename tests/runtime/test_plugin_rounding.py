@@ -57,3 +57,36 @@ def test_zero_point_product_is_summed_as_openvino_folds_it() -> None:
     node = ops.matmul(ops.constant(zero_points), ops.constant(weights.astype(np.float32)), False, True)
     assert node.evaluate(folded, [ov.Tensor(zero_points), ov.Tensor(weights.astype(np.float32))])
     assert np.array_equal(_times_weights(zero_points, weights, True), folded[0].data)
+
+
+Q_LIMITS, K_LIMITS, LOGIT_SCALE = (-0.87761056, 0.87075424), (-0.85454106, 0.847865), np.float32(10.0)
+
+
+def cosine_attention() -> ov.Model:
+    """Swin-V2's scores: i8 Q x K^T times a per-head logit scale, then Softmax."""
+    q = ops.parameter([1, 2, 49, 16], np.float32, name="q")
+    k = ops.parameter([1, 2, 49, 16], np.float32, name="k")
+    scores = ops.matmul(_fake_quantize(q, *Q_LIMITS), _fake_quantize(k, *K_LIMITS), False, True)
+    scaled = ops.multiply(scores, ops.constant(np.full((1, 2, 1, 1), LOGIT_SCALE, np.float32)))
+    return ov.Model([ops.softmax(scaled, -1)], [q, k], "cosine_attention")
+
+
+def test_scale_after_scores_is_folded_into_k_first_as_the_plugin_does(tmp_path: Path) -> None:
+    """MatMulMultiplyFusion (the plugin's CommonOptimizations) moves the logit scale onto K, so LPT
+    folds s_q * (s_k * c), the plugin's constant; folded after the MatMul, (s_q * s_k) * c differed
+    in the last bit, which a later FakeQuantize turned into whole levels (Swin-V2: 2.2e-2 of max)."""
+    ov.save_model(cosine_attention(), tmp_path / "m.xml", compress_to_fp16=False)
+    graph = read_ir(tmp_path / "m.xml")
+    run_pipeline(graph, load_config("cpu"))
+    matmul = next(n for n in graph if n.type == "MatMul")
+    scale = next(use.node for use in matmul.outputs[0].uses if use.node.type == "Multiply").input_node(1).value
+    f32 = np.float32
+    s_q, s_k = (f32(f32(high - low) / f32(255)) for low, high in (map(f32, Q_LIMITS), map(f32, K_LIMITS)))
+    plugin_order, after_order = f32(s_q * f32(s_k * LOGIT_SCALE)), f32(f32(s_q * s_k) * LOGIT_SCALE)
+    assert plugin_order != after_order  # the two orders differ for these intervals
+    assert np.all(scale == plugin_order)
+    write_ir(graph, tmp_path / "lpt.xml", dialect="runtime")
+    feed = {name: RNG.uniform(-0.9, 0.9, (1, 2, 49, 16)).astype(np.float32) for name in ("q", "k")}
+    original, ours = plugin_run(tmp_path / "m.xml", feed), plugin_run(tmp_path / "lpt.xml", feed)
+    assert original.ok and ours.ok, (original.error, ours.error)
+    assert np.array_equal(original.outputs[0], ours.outputs[0])
