@@ -62,6 +62,7 @@ _SCALED_KERNELS = frozenset({"Convolution", "GroupConvolution", "ConvolutionBack
 _DEQUANTIZATION_MULTIPLY = "/DequantizationMultiply"
 _DATA_SOURCES = frozenset({"Parameter", "ReadValue"})  # what makes a value data rather than weights
 SWAPPED_ADD = "SwappedAdd"  # annotation key of a dequantization Multiply: see SwappedAdd
+FUSED_MULTIPLY_NAME = "FusedMultiplyName"  # annotation of a MatMul: the Multiply MatMulMultiplyFusion fused into it
 MAT_MUL_ZERO_POINT = "MatMulZeroPoint"  # annotation key of the `z @ B` Subtract after a MatMul: see MatMulZeroPoint
 
 
@@ -88,8 +89,23 @@ def legalize_for_runtime(graph: Graph) -> Graph:
     for node in list(g.topological_order()):
         if node.alive and SWAPPED_ADD in node.annotations:
             _unswap_add(g, node)
+    _name_fused_mat_muls(g)
     _name_kernels_as_layers(g)
     return g
+
+
+def _name_fused_mat_muls(g: Graph) -> None:
+    """A MatMul that absorbed the Multiply after it (MatMulMultiplyFusion) takes that Multiply's
+    name, as the plugin names it when it fuses the original: the kernel keeps the name
+    benchmark_app -pc shows for the original model (`scale_27`, not `scores_25`)."""
+    for node in list(g.topological_order()):
+        name = node.annotations.get(FUSED_MULTIPLY_NAME)
+        if node.type != "MatMul" or name is None or g.unique_name(name) != name:  # taken: keep its own
+            continue
+        for user in node.outputs[0].consumers():
+            if user.node.name == f"{node.name}{_DEQUANTIZATION_MULTIPLY}":
+                g.rename(user.node, g.unique_name(f"{name}{_DEQUANTIZATION_MULTIPLY}"))
+        g.rename(node, name)
 
 
 @dataclass(frozen=True)

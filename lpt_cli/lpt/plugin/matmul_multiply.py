@@ -16,6 +16,7 @@ import numpy as np
 
 from ...ir import Graph, Node, Output
 from ...ir.graph import Shape
+from ...ir.legalize import FUSED_MULTIPLY_NAME
 from ..base_checks import is_constant_path
 
 
@@ -106,8 +107,9 @@ def fuse_matmul_multiply(graph: Graph) -> int:
         names, out.names = out.names, None
         out.replace_all_uses_with(matmul.output())
         matmul.output().names = names or matmul.output().names
+        matmul.annotations[FUSED_MULTIPLY_NAME] = node.name  # OpenVINO's name for it: see legalize
         graph.remove(node)
         if not const.output().uses:
             graph.remove(const)
-        fused += 1  # the MatMul keeps its name (OpenVINO gives it the Multiply's): lpt's report follows layers by name
+        fused += 1
     return fused
