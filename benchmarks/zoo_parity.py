@@ -163,7 +163,7 @@ def check_model(name: str, folder: Path, work: Path) -> Row:
 def run(folder: Path, names: list[str]) -> list[Row]:
     rows = []
     with tempfile.TemporaryDirectory(prefix="lpt-zoo-") as tmp:
-        for entry in zoo.ZOO:
+        for entry in zoo.ZOO + (zoo.PROBES if names else ()):
             if names and entry.name not in names:
                 continue
             try:
@@ -189,7 +189,8 @@ def format_row(row: Row) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--zoo", type=Path, default=zoo.DEFAULT_DIR)
-    parser.add_argument("--only", nargs="+", choices=zoo.NAMES, default=[])
+    parser.add_argument("--only", nargs="+", choices=zoo.NAMES + zoo.PROBE_NAMES, default=[],
+                        help="only these models (zoo or probe; probes run only when named)")
     parser.add_argument("--json", type=Path, help="also write the rows (with failure details) as JSON")
     args = parser.parse_args(argv)
     rows = run(args.zoo, args.only)

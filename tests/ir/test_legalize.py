@@ -212,3 +212,34 @@ def test_zero_point_behind_transpose_is_dequantized_at_the_head(tmp_path: Path, 
     if residual:
         expected += act * 0.01
     assert np.allclose(ran.outputs[0], expected, rtol=1e-5, atol=1e-5 * np.abs(expected).max())
+
+
+def test_hoisted_scale_of_a_higher_rank_keeps_the_head_rank(tmp_path: Path) -> None:
+    """maxvit_t: i8 (rank 4) -> Reshape(special_zero, rank 5) -> Transpose -> Multiply by a [1,1,1,1,1]
+    scale -> Einsum. Hoisted to the rank-4 head with that constant, the Multiply broadcast to rank 5 and
+    the Reshape's copied (0) dims read the wrong axes: the plugin refused the model at inference."""
+    g = Graph("heads")
+    shape, split, moved = (1, 1, 49, 64), (1, 1, 49, 2, 32), (1, 1, 2, 49, 32)
+    x = g.add_node("Parameter", outputs=[("i8", shape)], name="x", attrs={"shape": "1,1,49,64", "element_type": "i8"})
+    x.outputs[0].names = "x"
+    pattern = g.add_constant(np.array([0, 0, 0, 2, 32]), "i64").outputs[0]
+    reshape = g.add_node("Reshape", [x.outputs[0], pattern], outputs=[("i8", split)], attrs={"special_zero": "true"},
+                         name="reshape")
+    order = g.add_constant(np.array([0, 1, 3, 2, 4]), "i64").outputs[0]
+    transpose = g.add_node("Transpose", [reshape.outputs[0], order], outputs=[("i8", moved)], name="transpose")
+    scale = g.add_constant(np.full((1, 1, 1, 1, 1), 0.125, np.float32), "f32").outputs[0]
+    scaled = g.add_node("Multiply", [transpose.outputs[0], scale], outputs=[("f32", moved)],
+                        attrs={"auto_broadcast": "numpy"}, name="scaled")
+    scores = g.add_node("Einsum", [scaled.outputs[0], scaled.outputs[0]], outputs=[("f32", (1, 1, 2, 49, 49))],
+                        attrs={"equation": "bhnwd,bhnvd->bhnwv"}, version="opset7", name="scores")
+    scores.outputs[0].names = "y"
+    g.add_node("Result", [scores.outputs[0]], name="y/sink")
+    legal = legalize_for_runtime(g)
+    assert legal.find("reshape").input_node(0).type == "Multiply"
+    assert legal.find("reshape").input_value(0).rank == 4
+    write_ir(g, tmp_path / "rt.xml", dialect="runtime")
+    feed = {"x": RNG.integers(-128, 128, shape).astype(np.int8)}
+    ran = ov.Core().compile_model(str(tmp_path / "rt.xml"), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})(feed)[0]
+    heads = feed["x"].astype(np.float64).reshape(split).transpose(0, 1, 3, 2, 4) * 0.125
+    expected = np.einsum("bhnwd,bhnvd->bhnwv", heads, heads)
+    assert np.allclose(ran, expected, rtol=1e-5, atol=1e-5 * np.abs(expected).max())

@@ -8,6 +8,7 @@ from lpt_cli.lpt.surgery.constants import DISABLE_CONSTANT_FOLDING
 from lpt_cli.lpt.common_optimizations import is_function_quantized, run_common_optimizations
 from lpt_cli.lpt.common_optimizations.constant_folding import fold_constants
 from lpt_cli.lpt.common_optimizations.mark_dequantization import mark_dequantization
+from lpt_cli.lpt.common_optimizations.matmul_multiply import fuse_matmul_multiply
 from lpt_cli.lpt.common_optimizations.shape_folding import fold_shape_subgraphs
 
 
@@ -47,6 +48,29 @@ def test_static_channels_read_through_shape_of_become_constant_split_lengths() -
     lengths = g.find("split").input_node(2)
     assert lengths.type == "Constant" and lengths.value.tolist() == [24, 24]
     assert not any(n.type == "ShapeOf" for n in g if n.alive)
+
+
+def test_uneven_split_sizes_broadcast_from_the_channel_count_become_constant() -> None:
+    """torch.split(x, chunk) with an uneven last chunk (edgenext): the sizes are
+    `Concat(Broadcast(C // 3, [2]), -1)`; the plugin folds them, so LPT sees constant lengths."""
+    g = Graph()
+    x = parameter(g, (-1, 88, -1, -1))
+    shape = g.add_node("ShapeOf", [x], outputs=[("i64", (4,))], version="opset3").output()
+    channels = g.add_node("Gather", [shape, g.add_constant(np.int64(1)).output(), g.add_constant(np.int32(0)).output()],
+                          outputs=[("i64", ())], version="opset8", attrs={"batch_dims": "0"}).output()
+    chunk = g.add_node("Divide", [channels, g.add_constant(np.int64(3)).output()], outputs=[("i64", ())],
+                       attrs={"auto_broadcast": "numpy", "m_pythondiv": "true"}).output()
+    repeated = g.add_node("Broadcast", [chunk, g.add_constant(np.array([2], np.int64)).output()],
+                          outputs=[("i64", (2,))], version="opset3", attrs={"mode": "numpy"}).output()
+    lengths = g.add_node("Concat", [repeated, g.add_constant(np.array([-1], np.int64)).output()],
+                         outputs=[("i64", (3,))], attrs={"axis": "0"}).output()
+    split = g.add_node("VariadicSplit", [x, g.add_constant(np.int64(1)).output(), lengths],
+                       outputs=[("f32", (-1, -1, -1, -1))] * 3, name="split")
+    for out in split.outputs:
+        g.add_node("Result", [out])
+    fold_shape_subgraphs(g)
+    lengths_node = g.find("split").input_node(2)
+    assert lengths_node.type == "Constant" and lengths_node.value.tolist() == [29, 29, -1]
 
 
 def test_dynamic_channels_stay_a_shape_subgraph() -> None:
@@ -121,3 +145,35 @@ def test_mvn_the_cpu_kernel_cannot_run_is_left_to_the_plugin() -> None:
         mvn = g.find("mvn")
         assert bool(mvn.annotations.get(DECOMPOSED_BY_PLUGIN)) is not runs
         assert (mvn.input_node(0).type == "Multiply") is not runs  # the dequantization moved only if kept
+
+
+def _scores_times(const: np.ndarray) -> Graph:
+    """Activations Q [?, 2, ?, 16] x K^T (K an activation too) -> Multiply(const) -> Result."""
+    g = Graph()
+    q = g.add_node("Parameter", outputs=[("f32", (-1, 2, -1, 16))], name="q",
+                   attrs={"shape": "?,2,?,16", "element_type": "f32"}).output()
+    k = g.add_node("Parameter", outputs=[("f32", (-1, 2, -1, 16))], name="k",
+                   attrs={"shape": "?,2,?,16", "element_type": "f32"}).output()
+    scores = g.add_node("MatMul", [q, k], outputs=[("f32", (-1, 2, -1, -1))], name="scores",
+                        attrs={"transpose_a": "false", "transpose_b": "true"}).output()
+    scaled = g.add_node("Multiply", [scores, g.add_constant(const).output()], outputs=[("f32", (-1, 2, -1, -1))],
+                        attrs={"auto_broadcast": "numpy"}, name="scaled")
+    g.add_node("Result", [scaled.output()])
+    return g
+
+
+def test_per_head_scale_after_scores_moves_onto_k() -> None:
+    """MatMulMultiplyFusion: `MatMul(Q, K) * c` -> `MatMul(Q, K * c)`; the MatMul feeds the Result."""
+    g = _scores_times(np.array([10.0, 7.5], np.float32).reshape(1, 2, 1, 1))
+    assert fuse_matmul_multiply(g) == 1
+    matmul = g.find("scores")
+    assert matmul.input_node(1).type == "Multiply" and matmul.output().uses[0].node.type == "Result"
+    k_scaled = matmul.input_node(1)
+    assert k_scaled.input_node(0).name == "k" and k_scaled.output().shape == (-1, 2, -1, 16)
+    assert k_scaled.input_node(1).value.ravel().tolist() == [10.0, 7.5]
+
+
+def test_scale_varying_along_rows_stays_after_the_matmul() -> None:
+    g = _scores_times(np.ones((1, 2, 3, 1), np.float32))  # (..., n, 1): not a column scale
+    assert fuse_matmul_multiply(g) == 0
+    assert g.find("scaled").type == "Multiply"

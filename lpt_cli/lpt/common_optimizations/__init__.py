@@ -19,6 +19,7 @@ from collections.abc import Callable
 from ...ir import Graph
 from .constant_folding import fold_constants
 from .mark_dequantization import mark_dequantization
+from .matmul_multiply import fuse_matmul_multiply
 from .mvn import mark_mvn_decomposition
 from .pooling import convert_avg_pool_14, convert_max_pool_8, convert_max_pool_14
 from .quantized import is_function_quantized
@@ -32,6 +33,7 @@ PASSES: tuple[tuple[str, SubPass], ...] = (
     ("ConvertMaxPool8ToMaxPool1", convert_max_pool_8),
     ("ConvertAvgPool14ToAvgPool1", convert_avg_pool_14),
     ("MVN6Decomposition", mark_mvn_decomposition),
+    ("MatMulMultiplyFusion", fuse_matmul_multiply),
     ("ConstantFolding", fold_constants),
     ("ShapeOfConstantFolding", fold_shape_subgraphs),
 )

@@ -73,7 +73,21 @@ def _partial(node: Node, inputs: list[Partial | None]) -> Partial | None:
                 np.concatenate([p[1].reshape(p[1].shape or (1,)) for p in parts], axis=axis))
     if node.type in ("Squeeze", "Unsqueeze", "Reshape") and out.is_static:
         return parts[0][0].reshape(out.shape), parts[0][1].reshape(out.shape)
+    if node.type == "Broadcast" and len(parts) == 2 and parts[1][1].all():
+        return _broadcast(node, parts[0], parts[1][0])
     return None
+
+
+def _broadcast(node: Node, data: Partial, target: np.ndarray) -> Partial | None:
+    """Broadcast in numpy or bidirectional mode (torch.split's uneven sizes: edgenext's
+    `Broadcast(chunk, [n]) -> Concat(..., -1) -> VariadicSplit`)."""
+    shape = tuple(int(d) for d in target.reshape(-1))
+    mode = node.attrs.get("mode", "numpy")
+    if mode == "bidirectional":
+        shape = np.broadcast_shapes(np.shape(data[0]), shape)
+    elif mode != "numpy":
+        return None
+    return np.broadcast_to(data[0], shape).copy(), np.broadcast_to(data[1], shape).copy()
 
 
 def _known(values: dict[int, Partial], value: Output) -> Partial | None:
@@ -93,7 +107,7 @@ def fold_shape_subgraphs(graph: Graph) -> int:
         if not node.alive or len(node.outputs) != 1 or node.output().element_type.is_real:
             continue
         if node.type not in ("ShapeOf", "Convert", "Divide", "Mod", "Gather", "Concat", "Squeeze",
-                             "Unsqueeze", "Reshape", *_BINARY):
+                             "Unsqueeze", "Reshape", "Broadcast", *_BINARY):
             continue
         inputs = [_known(values, slot.source) for slot in node.inputs]
         try:

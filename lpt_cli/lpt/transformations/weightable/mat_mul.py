@@ -11,6 +11,7 @@ import numpy as np
 
 from ....ir import Node, Output
 from ....ir.eltypes import f32
+from ....ir.legalize import MAT_MUL_ZERO_POINT, MatMulZeroPoint
 from ...dequantization.attributes import precisions_of
 from ...engine.layer_checks import is_constant_path
 from ...dequantization.chain import Dequantization, get_dequantization
@@ -22,6 +23,7 @@ from ...dequantization.precision import constant_intervals, get_data_precision, 
 from ...engine.transformation import Transformation
 from .weights_input import output_precisions
 
+
 def swap_last_axes(value: np.ndarray) -> np.ndarray:
     """The constant with its last two dims transposed (a transposed MatMul operand)."""
     return np.swapaxes(value, -1, -2) if np.ndim(value) >= 2 else value
@@ -31,20 +33,31 @@ _BLOCK_BYTES = 1 << 26  # f32 weights decoded at a time by _times_weights
 
 
 def _times_weights(lhs: np.ndarray, weights: np.ndarray, transpose: bool) -> np.ndarray:
-    """`lhs @ weights` (`weights` transposed first if asked) in f32.
+    """`lhs @ weights` (`weights` transposed first if asked) in f32, summed like OpenVINO folds it.
 
     Large 2-D weights are decoded to f32 a block of output columns at a time, so a 1 GiB
     i8 weight never becomes 4 GiB in memory; each output still sums over the whole row."""
     if weights.ndim != 2 or weights.size * 4 <= _BLOCK_BYTES:
         rhs = weights.astype(np.float32)
-        return np.matmul(lhs, swap_last_axes(rhs) if transpose else rhs).astype(np.float32)
+        return _dot_in_order(lhs, swap_last_axes(rhs) if transpose else rhs)
     columns = weights.shape[0] if transpose else weights.shape[1]
     step = max(1, _BLOCK_BYTES // (4 * weights.shape[1 if transpose else 0]))
     out = np.empty(np.broadcast_shapes(lhs.shape[:-1] + (1,), (1, 1))[:-1] + (columns,), np.float32)
     for start in range(0, columns, step):
         block = weights[start:start + step] if transpose else weights[:, start:start + step]
         block = block.astype(np.float32)
-        out[..., start:start + step] = np.matmul(lhs, block.T if transpose else block)
+        out[..., start:start + step] = _dot_in_order(lhs, block.T if transpose else block)
+    return out
+
+
+def _dot_in_order(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """`lhs @ rhs` in f32 summed over k = 0, 1, ... with one rounding per product and per sum, as
+    OpenVINO's reference MatMul folds MatMulTransformation's `z @ B`; a BLAS sum (another order)
+    differs in the last bits (236 of 256 values for a 512 x 256 i8 weight)."""
+    lhs, rhs = lhs.astype(np.float32, copy=False), rhs.astype(np.float32, copy=False)
+    out = lhs[..., 0:1] * rhs[..., 0:1, :]
+    for k in range(1, lhs.shape[-1]):
+        out += lhs[..., k:k + 1] * rhs[..., k:k + 1, :]
     return out
 
 
@@ -179,6 +192,9 @@ class MatMulTransformation(Transformation):
         if dq_a.subtract is not None:
             shift = self.zero_point_after(node, dq_a, transpose_a, transpose_b)
             parent = graph.add_node("Subtract", [out, shift], outputs=[(out.element_type, out.shape)]).output()
+            if shift.node.type == "Constant":
+                parent.node.annotations[MAT_MUL_ZERO_POINT] = MatMulZeroPoint(np.asarray(dq_a.shift, np.float32),
+                                                                              shift.node.constant_data)
         scale_const = graph.add_constant(cast(scale, f32), f32).output()
         multiply = graph.add_node("Multiply", [parent, scale_const], outputs=[(out_type, out.shape)],
                                   name=graph.unique_name(f"{node.name}/DequantizationMultiply"))

@@ -1,0 +1,92 @@
+"""Where lpt's arithmetic must match the plugin's to the last bit: a FakeQuantize after it turns an
+ulp into a whole quantization step (found on wav2vec2 by the zoo probes, NOTES-probe.md)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import openvino as ov
+import openvino.opset13 as ops
+
+from lpt_cli.ir.reader import read_ir
+from lpt_cli.ir.writer import write_ir
+from lpt_cli.lpt.engine.config import load_config
+from lpt_cli.lpt.engine.pipeline import run_pipeline
+from lpt_cli.lpt.transformations.weightable.mat_mul import _times_weights
+from lpt_cli.runtime.oracle import plugin_run
+
+RNG = np.random.default_rng(3)
+
+
+def _fake_quantize(x: ov.Output, low: float, high: float) -> ov.Node:
+    return ops.fake_quantize(x, *[ops.constant(np.float32(v)) for v in (low, high, low, high)], 256)
+
+
+def projection() -> ov.Model:
+    """wav2vec2's feature projection: asymmetric u8 activations -> MatMul(i8) -> bias -> asymmetric FQ."""
+    x = ops.parameter([-1, -1, 512], np.float32, name="x")
+    weights = ops.multiply(ops.convert(ops.constant(RNG.integers(-127, 128, (256, 512)).astype(np.int8)), np.float32),
+                           ops.constant(RNG.uniform(2e-3, 2.5e-3, (256, 1)).astype(np.float32)))
+    y = ops.add(ops.matmul(_fake_quantize(x, -0.74976826, 0.9421867), weights, False, True),
+                ops.constant(RNG.uniform(-0.03, 0.03, (1, 1, 256)).astype(np.float32)))
+    return ov.Model([_fake_quantize(y, -2.3577964, 2.095819)], [x], "projection")
+
+
+def test_activation_zero_point_of_a_mat_mul_reaches_the_plugin_as_its_own(tmp_path: Path) -> None:
+    """Written as `z @ B` after the MatMul, the plugin regrouped it with the scale and the bias and
+    single outputs of the FakeQuantize moved one level; written before the MatMul it is bit-exact."""
+    ov.save_model(projection(), tmp_path / "m.xml", compress_to_fp16=False)
+    graph = read_ir(tmp_path / "m.xml")
+    run_pipeline(graph, load_config("cpu"))
+    write_ir(graph, tmp_path / "lpt.xml", dialect="runtime")
+    matmul = next(n for n in read_ir(tmp_path / "lpt.xml") if n.type == "MatMul")
+    assert not any(use.node.type == "Subtract" for use in matmul.outputs[0].uses)
+    for seed in range(3):
+        feed = {"x": np.random.default_rng(seed).uniform(-0.8, 1.0, (1, 49, 512)).astype(np.float32)}
+        original, ours = plugin_run(tmp_path / "m.xml", feed), plugin_run(tmp_path / "lpt.xml", feed)
+        assert original.ok and ours.ok, (original.error, ours.error)
+        assert np.array_equal(original.outputs[0], ours.outputs[0])
+
+
+def test_zero_point_product_is_summed_as_openvino_folds_it() -> None:
+    """`z @ B` equals OpenVINO's own MatMul evaluation (what the plugin's LPT folds) bit for bit;
+    a BLAS matmul sums in another order and differs in the last bits."""
+    weights = RNG.integers(-127, 128, (256, 512)).astype(np.int8)
+    zero_points = np.full((1, 512), 113.0003, np.float32)
+    folded = [ov.Tensor(np.zeros((1, 256), np.float32))]
+    node = ops.matmul(ops.constant(zero_points), ops.constant(weights.astype(np.float32)), False, True)
+    assert node.evaluate(folded, [ov.Tensor(zero_points), ov.Tensor(weights.astype(np.float32))])
+    assert np.array_equal(_times_weights(zero_points, weights, True), folded[0].data)
+
+
+Q_LIMITS, K_LIMITS, LOGIT_SCALE = (-0.87761056, 0.87075424), (-0.85454106, 0.847865), np.float32(10.0)
+
+
+def cosine_attention() -> ov.Model:
+    """Swin-V2's scores: i8 Q x K^T times a per-head logit scale, then Softmax."""
+    q = ops.parameter([1, 2, 49, 16], np.float32, name="q")
+    k = ops.parameter([1, 2, 49, 16], np.float32, name="k")
+    scores = ops.matmul(_fake_quantize(q, *Q_LIMITS), _fake_quantize(k, *K_LIMITS), False, True)
+    scaled = ops.multiply(scores, ops.constant(np.full((1, 2, 1, 1), LOGIT_SCALE, np.float32)))
+    return ov.Model([ops.softmax(scaled, -1)], [q, k], "cosine_attention")
+
+
+def test_scale_after_scores_is_folded_into_k_first_as_the_plugin_does(tmp_path: Path) -> None:
+    """MatMulMultiplyFusion (the plugin's CommonOptimizations) moves the logit scale onto K, so LPT
+    folds s_q * (s_k * c), the plugin's constant; folded after the MatMul, (s_q * s_k) * c differed
+    in the last bit, which a later FakeQuantize turned into whole levels (Swin-V2: 2.2e-2 of max)."""
+    ov.save_model(cosine_attention(), tmp_path / "m.xml", compress_to_fp16=False)
+    graph = read_ir(tmp_path / "m.xml")
+    run_pipeline(graph, load_config("cpu"))
+    matmul = next(n for n in graph if n.type == "MatMul")
+    scale = next(use.node for use in matmul.outputs[0].uses if use.node.type == "Multiply").input_node(1).value
+    f32 = np.float32
+    s_q, s_k = (f32(f32(high - low) / f32(255)) for low, high in (map(f32, Q_LIMITS), map(f32, K_LIMITS)))
+    plugin_order, after_order = f32(s_q * f32(s_k * LOGIT_SCALE)), f32(f32(s_q * s_k) * LOGIT_SCALE)
+    assert plugin_order != after_order  # the two orders differ for these intervals
+    assert np.all(scale == plugin_order)
+    write_ir(graph, tmp_path / "lpt.xml", dialect="runtime")
+    feed = {name: RNG.uniform(-0.9, 0.9, (1, 2, 49, 16)).astype(np.float32) for name in ("q", "k")}
+    original, ours = plugin_run(tmp_path / "m.xml", feed), plugin_run(tmp_path / "lpt.xml", feed)
+    assert original.ok and ours.ok, (original.error, ours.error)
+    assert np.array_equal(original.outputs[0], ours.outputs[0])
