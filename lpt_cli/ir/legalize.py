@@ -269,7 +269,7 @@ def _zero_point_before_mat_mul(g: Graph, subtract: Node) -> None:
 def _name_dequantization_copies(g: Graph) -> None:
     """An unnamed dequantization Multiply (`Multiply_376`: the private copy LPT gives one consumer
     of a shared dequantization, unnamed as OpenVINO's separateInStandaloneBranch leaves it) is
-    named after the named dequantization Multiply on the same value, `NAME_1`.
+    named after LPT's `LAYER/DequantizationMultiply` on the same value: `..._1`.
 
     The plugin names the kernel both Multiplies fuse into after one of them, not always the
     named one. Measured on openvino 2026.4 (ALBERT's embedding_hidden_mapping_in MatMul, feeding
@@ -280,7 +280,7 @@ def _name_dequantization_copies(g: Graph) -> None:
         for out in node.outputs:
             scales = [use.node for use in out.uses if use.node.type == "Multiply"
                       and any(value.node.type == "Constant" for value in use.node.input_values())]
-            named = next((m for m in scales if not _ANONYMOUS.fullmatch(m.name)), None)
+            named = next((m for m in scales if m.name.endswith(_DEQUANTIZATION_MULTIPLY)), None)
             if named is None:
                 continue
             for copy in scales:
