@@ -11,6 +11,7 @@ Data-movement ops keep their integer types: the plugin runs them on u8 as they a
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -55,6 +56,7 @@ _ARITHMETIC = frozenset({"Subtract", "Multiply", "Add"})  # an integer constant 
 # on constant weights, follows no such rule).
 _SCALED_KERNELS = frozenset({"Convolution", "GroupConvolution", "ConvolutionBackpropData", "MatMul"})
 _DEQUANTIZATION_MULTIPLY = "/DequantizationMultiply"
+_ANONYMOUS = re.compile(r"Multiply(_\d+)+")  # a Multiply named by the graph, not by the model or LPT
 _DATA_SOURCES = frozenset({"Parameter", "ReadValue"})  # what makes a value data rather than weights
 SWAPPED_ADD = "SwappedAdd"  # annotation key of a dequantization Multiply: see SwappedAdd
 FUSED_MULTIPLY_NAME = "FusedMultiplyName"  # annotation of a MatMul: the Multiply MatMulMultiplyFusion fused into it
@@ -122,6 +124,7 @@ def legalize_for_runtime(graph: Graph) -> Graph:
         if node.alive and SWAPPED_ADD in node.annotations:
             _unswap_add(g, node)
     _name_fused_mat_muls(g)
+    _name_dequantization_copies(g)
     _name_kernels_as_layers(g)
     return g
 
@@ -261,6 +264,28 @@ def _zero_point_before_mat_mul(g: Graph, subtract: Node) -> None:
     g.remove(subtract)
     if not after.outputs[0].uses:
         g.remove(after)
+
+
+def _name_dequantization_copies(g: Graph) -> None:
+    """An unnamed dequantization Multiply (`Multiply_376`: the private copy LPT gives one consumer
+    of a shared dequantization, unnamed as OpenVINO's separateInStandaloneBranch leaves it) is
+    named after LPT's `LAYER/DequantizationMultiply` on the same value: `..._1`.
+
+    The plugin names the kernel both Multiplies fuse into after one of them, not always the
+    named one. Measured on openvino 2026.4 (ALBERT's embedding_hidden_mapping_in MatMul, feeding
+    a residual Add and three FakeQuantizes): the FullyConnected kernels were `Multiply_376` and
+    `Multiply_376_0`; with this naming `<MatMul>/DequantizationMultiply_1` and `..._1_0`.
+    """
+    for node in list(g.topological_order()):
+        for out in node.outputs:
+            scales = [use.node for use in out.uses if use.node.type == "Multiply"
+                      and any(value.node.type == "Constant" for value in use.node.input_values())]
+            named = next((m for m in scales if m.name.endswith(_DEQUANTIZATION_MULTIPLY)), None)
+            if named is None:
+                continue
+            for copy in scales:
+                if _ANONYMOUS.fullmatch(copy.name):
+                    g.rename(copy, g.unique_name(named.name))
 
 
 def _name_kernels_as_layers(g: Graph) -> None:

@@ -16,7 +16,7 @@ from lpt_cli.ir.writer import write_ir
 from lpt_cli.lpt.engine.config import load_config
 from lpt_cli.lpt.engine.pipeline import run_pipeline
 from lpt_cli.runtime.oracle import plugin_run
-from lpt_cli.runtime.parity import WEIGHTABLE_KERNELS
+from lpt_cli.runtime.parity import WEIGHTABLE_KERNELS, lost_names
 
 MODELS = Path(__file__).resolve().parents[2] / "fixtures" / "models"
 
@@ -106,3 +106,69 @@ def test_attention_bias_is_written_back_and_the_scores_keep_their_name(tmp_path:
     matmuls = [[layer.name for layer in run.layers if layer.layer_type == "MatMul"] for run in (original, ours)]
     assert matmuls[0] == ["scores"] and matmuls[1] == matmuls[0]
     assert np.array_equal(original.outputs[0], ours.outputs[0])
+
+
+def residual_encoder(tmp_path: Path) -> Path:
+    """A quantized linear layer `embedding` feeding three quantized linear layers and the residual
+    Add after them (ALBERT's embedding_hidden_mapping_in): AddTransformation gives the Add its
+    own copy of the layer's dequantization Multiply."""
+    import openvino as ov
+    import openvino.opset13 as ops
+
+    rng = np.random.default_rng(5)
+
+    def linear(x: object, name: str) -> object:
+        limit = 4.0 * 127 / 128
+        quantized = ops.fake_quantize(x, -4.0, limit, -4.0, limit, 256)
+        weights = (rng.standard_normal((32, 32)) * 0.1).astype(np.float32)
+        bound = np.abs(weights).max(axis=1, keepdims=True)
+        layer = ops.matmul(quantized, ops.fake_quantize(ops.constant(weights), -bound, bound, -bound, bound, 255),
+                           False, True)
+        layer.set_friendly_name(name)
+        return layer
+
+    x = ops.parameter([-1, -1, 32], np.float32, name="x")
+    hidden = linear(x, "embedding")
+    heads = [linear(hidden, name) for name in ("query", "key", "value")]
+    dense = linear(ops.add(ops.add(heads[0], heads[1]), heads[2]), "dense")
+    residual = ops.add(hidden, dense)
+    residual.set_friendly_name("residual")
+    norm = ops.mvn(residual, ops.constant(np.array([-1], np.int64)), True, 1e-5, "inside_sqrt")
+    path = tmp_path / "encoder.xml"
+    ov.save_model(ov.Model([norm], [x], "encoder"), path, compress_to_fp16=False)
+    return path
+
+
+def _dequantizations_of(xml: Path, layer: str) -> list[str]:
+    return sorted(node.name for node in read_ir(xml).find(layer).outputs[0].consumer_nodes()
+                  if node.type == "Multiply")
+
+
+def test_a_separated_dequantization_copy_is_named_after_the_layer(tmp_path: Path) -> None:
+    """The Add's private copy of `embedding`'s dequantization Multiply is named after it in the
+    runtime dialect (LPT itself leaves the copy unnamed, as OpenVINO does)."""
+    source = residual_encoder(tmp_path)
+    graph = read_ir(source)
+    run_pipeline(graph, load_config("cpu"))
+    write_ir(graph, tmp_path / "lowp.xml", dialect="lowp")
+    write_ir(graph, tmp_path / "lpt.xml", dialect="runtime")
+    assert len(_dequantizations_of(tmp_path / "lowp.xml", "embedding")) == 2  # the case this is about
+    written = _dequantizations_of(tmp_path / "lpt.xml", "embedding")
+    assert len(written) == 2 and all(name.startswith("embedding/DequantizationMultiply") for name in written)
+
+
+@pytest.mark.slow
+def test_a_layer_with_a_separated_dequantization_keeps_its_name(tmp_path: Path) -> None:
+    """The plugin names `embedding`'s FullyConnected kernels after one of its two dequantization
+    Multiplies, the Add's copy here: every layer the original's counters name is still named."""
+    source = residual_encoder(tmp_path)
+    graph = read_ir(source)
+    run_pipeline(graph, load_config("cpu"))
+    write_ir(graph, tmp_path / "lpt.xml", dialect="runtime")
+    feed = {"x": np.random.default_rng(6).standard_normal((1, 8, 32)).astype(np.float32)}
+    original, ours = plugin_run(source, feed), plugin_run(tmp_path / "lpt.xml", feed)
+    assert original.ok and ours.ok, (original.error, ours.error)
+    layers = ["embedding", "query", "key", "value", "dense"]
+    named = sorted(set(layers) - set(lost_names(layers, original.layers)))
+    assert "embedding" in named
+    assert lost_names(named, ours.layers) == []
