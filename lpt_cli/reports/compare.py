@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..ir import Graph, Node
+from ..ir.legalize import FUSED_MULTIPLY_NAME
 from ..text import table_lines, terminal_width
 from .model import LOW, REMOVED, Report
 from .topology import WEIGHTABLE, by_name
@@ -60,8 +61,11 @@ def compare(report: Report, after: Graph, transformed: Mapping[str, Observed],
         seen = transformed.get(r.transformed_name or "")
         if seen is None and r.type == "FakeQuantize":  # the runtime dialect's Convert behind it took over
             seen = transformed.get(f"{r.transformed_name}/to_{r.output_precision}")
-        if seen is None and r.type in WEIGHTABLE and r.transformed_name in nodes:
-            seen = _through_followers(r.transformed_name, nodes, transformed)
+        node = nodes.get(r.transformed_name or "")
+        if seen is None and node is not None and FUSED_MULTIPLY_NAME in node.annotations:
+            seen = transformed.get(node.annotations[FUSED_MULTIPLY_NAME])  # the runtime dialect's name for it
+        if seen is None and r.type in WEIGHTABLE and node is not None:
+            seen = _through_followers(node.name, nodes, transformed)
         rows.append(Comparison(r.name, r.type, r.status, seen, original.get(r.name)))
     return rows
 
