@@ -121,6 +121,9 @@ def legalize_for_runtime(graph: Graph) -> Graph:
     for node in list(g.topological_order()):
         if node.alive and SWAPPED_ADD in node.annotations:
             _unswap_add(g, node)
+    for node in list(g.topological_order()):
+        if node.alive and node.type == "MatMul":
+            _scale_onto_weights(g, node)
     _name_fused_mat_muls(g)
     _name_kernels_as_layers(g)
     return g
@@ -229,6 +232,70 @@ def _unswap_add(g: Graph, multiply: Node) -> None:
     if not shift.outputs[0].uses:
         g.remove(shift)
     g.rename(added, name)
+
+
+def _scale_onto_weights(g: Graph, mat_mul: Node) -> None:
+    """`MatMul(x, W) -> Multiply(a) -> Add(bias)`, with `a` per output channel, is written as
+    `MatMul(x, W * a) -> Add(bias)`: the scale replaces the `1.0` of the weights' dequantization.
+
+    The plugin's LPT marks a bias only on an Add right behind a MatMul (MarkupBias, before its
+    MatMulTransformation), and its AddTransformation leaves marked Adds alone on CPU. Behind the
+    Multiply, the Add is no bias for it: it regroups `x*a + b` into `(x + b/a)*a` (FullyConnected
+    post-ops `Add, DequantizationMultiply` instead of the original's `DequantizationMultiply,
+    Add`). Measured on openvino 2026.4 (wav2vec2's positional convolution input: smooth-quant
+    FakeQuantize -> MatMul -> bias -> FakeQuantize): one level flips (7.7e-3 of max); written
+    so, the plugin multiplies 1.0 by `a` itself and keeps the bias: bit-exact.
+    """
+    users = mat_mul.outputs[0].consumers()
+    weights = mat_mul.input_node(1)
+    if (len(users) != 1 or users[0].node.type != "Multiply" or not _is_multiply_by_one(weights) or weights.input_node(0).type != "Convert"
+            or weights.input_node(0).input_node(0).type != "Constant"):
+        return
+    multiply = users[0].node
+    scale = multiply.input_node(1 - users[0].index)
+    after = multiply.outputs[0].consumers()
+    if (scale.type != "Constant" or len(after) != 1 or not _is_bias(after[0].node)
+            or scale.constant_data.element_type != weights.outputs[0].element_type):
+        return
+    weights_shape = weights.outputs[0].shape
+    scale_shape = scale.constant_data.shape
+    if weights_shape is None or len(weights_shape) < 2 or any(d != 1 for d in scale_shape[:-1]):
+        return
+    channels = scale_shape[-1] if scale_shape else 1
+    shape = [1] * len(weights_shape)
+    shape[-1 if not mat_mul.attr_bool("transpose_b") else -2] = channels
+    one = weights.input_node(1)
+    per_channel = g.add_constant(scale.value.reshape(shape) if channels > 1 else scale.value.reshape(()),
+                                 scale.constant_data.element_type, name=g.unique_name(f"{weights.name}/scale"))
+    weights.set_input(1, per_channel.outputs[0])
+    if not one.outputs[0].uses:
+        g.remove(one)
+    out = multiply.outputs[0]
+    names, out.names = out.names, None
+    out.replace_all_uses_with(mat_mul.outputs[0])
+    mat_mul.outputs[0].names = mat_mul.outputs[0].names or names
+    g.remove(multiply)
+    if not scale.outputs[0].uses:
+        g.remove(scale)
+
+
+def _is_multiply_by_one(node: Node) -> bool:
+    """`Multiply(x, 1.0)`, the dequantization `_to_float` gives an integer input, used once."""
+    if node.type != "Multiply" or len(node.outputs[0].uses) != 1 or node.input_node(1).type != "Constant":
+        return False
+    one = node.input_node(1)
+    return one.constant_data.count == 1 and float(one.value.reshape(-1)[0]) == 1.0
+
+
+def _is_bias(node: Node) -> bool:
+    """An Add of a constant that is one value or varies along one axis: what MarkupBias marks."""
+    if node.type != "Add":
+        return False
+    constant = next((node.input_node(i) for i in (0, 1) if node.input_node(i).type == "Constant"), None)
+    if constant is None:
+        return False
+    shape = constant.constant_data.shape
+    return constant.constant_data.count == 1 or sum(1 for d in shape if d > 1) == 1
 
 
 def _zero_point_before_mat_mul(g: Graph, subtract: Node) -> None:
