@@ -13,7 +13,7 @@ from lpt_cli.ir.writer import write_ir
 from lpt_cli.lpt.engine.config import load_config
 from lpt_cli.lpt.engine.pipeline import run_pipeline
 from lpt_cli.lpt.transformations.weightable.mat_mul import _times_weights
-from lpt_cli.runtime.oracle import plugin_run
+from lpt_cli.runtime.oracle import PluginRun, plugin_run
 
 RNG = np.random.default_rng(3)
 
@@ -89,4 +89,35 @@ def test_scale_after_scores_is_folded_into_k_first_as_the_plugin_does(tmp_path: 
     feed = {name: RNG.uniform(-0.9, 0.9, (1, 2, 49, 16)).astype(np.float32) for name in ("q", "k")}
     original, ours = plugin_run(tmp_path / "m.xml", feed), plugin_run(tmp_path / "lpt.xml", feed)
     assert original.ok and ours.ok, (original.error, ours.error)
+    assert np.array_equal(original.outputs[0], ours.outputs[0])
+
+
+def biased_projection() -> ov.Model:
+    """u8 activations -> MatMul(i8 weights, per-channel scales) -> bias Add -> FakeQuantize."""
+    x = ops.parameter([-1, -1, 64], np.float32, name="x")
+    weights = ops.multiply(ops.convert(ops.constant(RNG.integers(-127, 128, (32, 64)).astype(np.int8)), np.float32),
+                           ops.constant(RNG.uniform(2e-3, 2.5e-3, (32, 1)).astype(np.float32)))
+    y = ops.add(ops.matmul(_fake_quantize(x, -1.0, 1.0), weights, False, True),
+                ops.constant(RNG.uniform(-0.3, 0.3, (1, 1, 32)).astype(np.float32)), name="bias")
+    return ov.Model([_fake_quantize(y, -1.3, 1.2)], [x], "biased_projection")
+
+
+def test_bias_after_a_mat_mul_stays_a_bias_for_the_plugin(tmp_path: Path) -> None:
+    """The plugin keeps `x*a + b` only for an Add it marks as a bias, one right behind the MatMul;
+    behind lpt's scale Multiply it regrouped the Add into `(x + b/a)*a` and single outputs of the
+    FakeQuantize moved one level (wav2vec2, PiT). With the scale on the weights, the plugin fuses
+    the same post-ops in the same order as for the original, and computes the same outputs."""
+    ov.save_model(biased_projection(), tmp_path / "m.xml", compress_to_fp16=False)
+    graph = read_ir(tmp_path / "m.xml")
+    run_pipeline(graph, load_config("cpu"))
+    write_ir(graph, tmp_path / "lpt.xml", dialect="runtime")
+    feed = {"x": np.random.default_rng(0).uniform(-1.0, 1.0, (4, 8192, 64)).astype(np.float32)}
+    original, ours = plugin_run(tmp_path / "m.xml", feed), plugin_run(tmp_path / "lpt.xml", feed)
+    assert original.ok and ours.ok, (original.error, ours.error)
+
+    def post_ops(run: PluginRun) -> list[str]:
+        names = next(layer.original_names for layer in run.layers if layer.layer_type == "FullyConnected")
+        return [name.split("/")[-1] for name in names if "/Dequantization" in name or name == "bias"]
+
+    assert post_ops(ours) == post_ops(original) and post_ops(ours)[-1] == "bias"
     assert np.array_equal(original.outputs[0], ours.outputs[0])
