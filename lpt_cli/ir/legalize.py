@@ -46,6 +46,7 @@ _OWN_TYPE_OUTPUTS: dict[str, frozenset[int] | None] = {
 # Ops that only rearrange their one data input: a dequantization moves through them unchanged.
 _SHAPE_ONLY = frozenset({"Reshape", "Transpose", "Squeeze", "Unsqueeze"})
 _SHAPE_MATH = frozenset({"i32", "i64", "u32", "u64"})
+_SPLITS = frozenset({"Split", "VariadicSplit"})
 _DEQUANTIZATION = frozenset({"Subtract", "Multiply"})  # continue a Convert into a dequantization
 _ARITHMETIC = frozenset({"Subtract", "Multiply", "Add"})  # an integer constant here is a zero point/scale
 
@@ -310,9 +311,14 @@ def _zero_point_before_mat_mul(g: Graph, subtract: Node) -> None:
     """
     original: MatMulZeroPoint = subtract.annotations[MAT_MUL_ZERO_POINT]
     mat_mul = subtract.input_node(0)
+    subtracts = [subtract]
+    if mat_mul.type in _SPLITS:  # SplitTransformation left one slice of `z @ B` behind every output
+        subtracts = _zero_point_slices(mat_mul, original.zero_point)
+        mat_mul = mat_mul.input_node(0)
     one = _dequantization_head(mat_mul.inputs[0].source, original.zero_point) if mat_mul.type == "MatMul" else None
     if (one is None or one.type != "Multiply" or one.input_node(0).type != "Convert" or len(one.outputs[0].uses) != 1
-            or subtract.input_node(1).data is not original.product):  # a later pass changed the constant
+            or not subtracts or any(sub.input_node(1).data is not sub.annotations[MAT_MUL_ZERO_POINT].product
+                                    for sub in subtracts)):  # a later pass changed the constant
         return
     converted = one.inputs[0].source
     zero_point = g.add_constant(original.zero_point, converted.element_type)
@@ -320,14 +326,30 @@ def _zero_point_before_mat_mul(g: Graph, subtract: Node) -> None:
                          outputs=[(converted.element_type, converted.shape)], attrs={"auto_broadcast": "numpy"},
                          name=g.unique_name(f"{mat_mul.name}/zero_point"))
     one.set_input(0, shifted.outputs[0])
-    out = subtract.outputs[0]
-    names, out.names = out.names, None
-    out.replace_all_uses_with(mat_mul.outputs[0])
-    mat_mul.outputs[0].names = mat_mul.outputs[0].names or names
-    after = subtract.input_node(1)
-    g.remove(subtract)
-    if not after.outputs[0].uses:
-        g.remove(after)
+    for sub in subtracts:
+        out, before = sub.outputs[0], sub.inputs[0].source
+        names, out.names = out.names, None
+        out.replace_all_uses_with(before)
+        before.names = before.names or names
+        after = sub.input_node(1)
+        g.remove(sub)
+        if not after.outputs[0].uses:
+            g.remove(after)
+
+
+def _zero_point_slices(split: Node, zero_point: np.ndarray) -> list[Node]:
+    """The `z @ B` Subtract behind each used output of a Split of a MatMul's result; [] unless
+    every used output has exactly that one consumer, all of the same zero point `z`."""
+    found = []
+    for out in split.outputs:
+        users = out.consumers()
+        if not users:
+            continue
+        record = users[0].node.annotations.get(MAT_MUL_ZERO_POINT) if len(users) == 1 else None
+        if record is None or users[0].index != 0 or not np.array_equal(record.zero_point, zero_point):
+            return []
+        found.append(users[0].node)
+    return found
 
 
 def _dequantization_head(value: Output, zero_point: np.ndarray) -> Node:
