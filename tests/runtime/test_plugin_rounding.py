@@ -176,3 +176,30 @@ def test_zero_point_behind_a_reshape_chain_goes_to_its_head(tmp_path: Path) -> N
         original, ours = plugin_run(tmp_path / "m.xml", feed), plugin_run(tmp_path / "lpt.xml", feed)
         assert original.ok and ours.ok, (original.error, ours.error)
         assert np.array_equal(original.outputs[0], ours.outputs[0])
+
+
+def split_projection() -> ov.Model:
+    """GPT-2's c_attn: u8 with a zero point -> MatMul(i8) -> VariadicSplit into q, k, v."""
+    x = ops.parameter([1, 256, 64], np.float32, name="x")
+    weights = ops.multiply(ops.convert(ops.constant(RNG.integers(-127, 128, (96, 64)).astype(np.int8)), np.float32),
+                           ops.constant(RNG.uniform(2e-3, 2.5e-3, (96, 1)).astype(np.float32)))
+    product = ops.matmul(_fake_quantize(x, -0.94699335, 0.95445), weights, False, True)
+    parts = ops.variadic_split(product, ops.constant(np.int64(2)), ops.constant(np.array([32, 32, -1], np.int64)))
+    return ov.Model([ops.relu(parts.output(i)) for i in range(3)], [x], "split_projection")
+
+
+def test_zero_point_of_a_split_mat_mul_goes_before_the_mat_mul(tmp_path: Path) -> None:
+    """SplitTransformation leaves a slice of `z @ B` behind every output; the runtime dialect writes
+    the one zero point before the MatMul instead (GPT-2's c_attn: 1.0e-7 of max left behind)."""
+    ov.save_model(split_projection(), tmp_path / "m.xml", compress_to_fp16=False)
+    graph = read_ir(tmp_path / "m.xml")
+    run_pipeline(graph, load_config("cpu"))
+    write_ir(graph, tmp_path / "lpt.xml", dialect="runtime")
+    split = next(n for n in read_ir(tmp_path / "lpt.xml") if n.type == "VariadicSplit")
+    assert not any(use.node.type == "Subtract" for out in split.outputs for use in out.uses)
+    assert split.input_node(0).type == "MatMul"
+    for seed in range(3):
+        feed = {"x": np.random.default_rng(seed).uniform(-1.0, 1.0, (1, 256, 64)).astype(np.float32)}
+        original, ours = plugin_run(tmp_path / "m.xml", feed), plugin_run(tmp_path / "lpt.xml", feed)
+        assert original.ok and ours.ok, (original.error, ours.error)
+        assert all(np.array_equal(a, b) for a, b in zip(original.outputs, ours.outputs))
