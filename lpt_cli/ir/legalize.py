@@ -249,8 +249,8 @@ def _scale_onto_weights(g: Graph, mat_mul: Node) -> None:
     """
     users = mat_mul.outputs[0].consumers()
     weights = mat_mul.input_node(1)
-    if (len(users) != 1 or users[0].node.type != "Multiply" or not _is_multiply_by_one(weights) or weights.input_node(0).type != "Convert"
-            or weights.input_node(0).input_node(0).type != "Constant"):
+    if (len(users) != 1 or users[0].node.type != "Multiply" or not _is_multiply_by_one(weights)
+            or weights.input_node(0).type != "Convert" or weights.input_node(0).input_node(0).type != "Constant"):
         return
     multiply = users[0].node
     scale = multiply.input_node(1 - users[0].index)
@@ -315,6 +315,8 @@ def _zero_point_before_mat_mul(g: Graph, subtract: Node) -> None:
     if mat_mul.type in _SPLITS:  # SplitTransformation left one slice of `z @ B` behind every output
         subtracts = _zero_point_slices(mat_mul, original.zero_point)
         mat_mul = mat_mul.input_node(0)
+        if len(mat_mul.outputs[0].uses) != 1:  # z before the MatMul would shift its other users too
+            return
     one = _dequantization_head(mat_mul.inputs[0].source, original.zero_point) if mat_mul.type == "MatMul" else None
     if (one is None or one.type != "Multiply" or one.input_node(0).type != "Convert" or len(one.outputs[0].uses) != 1
             or not subtracts or any(sub.input_node(1).data is not sub.annotations[MAT_MUL_ZERO_POINT].product
