@@ -9,10 +9,14 @@ at the stage-1 class token, the attention's SDPA output and the stage-1 tokens; 
     y = x + FakeQuantize(-0.559..0.555)(MatMul(attn.proj) + bias)
 
 lpt's graph is the same math (as float ops, both models agree to 3e-7: repros/fq_reference.py),
-but the plugin runs it otherwise: AddTransformation folded the per-token scale into the attn.proj
-FakeQuantize's output interval ([1,197,1]), the plugin fuses the bias Add into that FullyConnected
-(its originalLayersNames), while on the original the bias stays out of the kernel; the outputs
-differ by a per-channel constant of whole attn.proj quantization steps (0.0044) on every token.
+but the plugin ran it otherwise: on lpt's output the attn.proj FullyConnected fused `MatMul, Add,
+DequantizationMultiply`, on the original `DequantizationMultiply` and the bias apart (7.8e-2).
+
+Root cause (fixed on branch addfam): the plugin marks a bias only on an Add right behind the MatMul
+(LPT's MarkupBias), and on CPU its AddTransformation leaves marked Adds alone. lpt's runtime dialect
+wrote `MatMul -> Multiply(scale) -> Add(bias)`: no bias for the plugin, which regrouped `x*a + b`
+into `(x + b/a)*a`, and the FakeQuantize behind it moved by whole steps. The runtime dialect now
+puts the scale on the weights' dequantization (`MatMul(x, W*a) -> Add(bias)`): 0.0.
 
     python repros/pit_concat_tokens_add/repro.py   # lpt vs plugin on random inputs
 """

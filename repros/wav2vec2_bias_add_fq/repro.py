@@ -12,6 +12,12 @@ of the FakeQuantize: 7.4e-3 of max before the fix. The runtime dialect now write
 before the MatMul (`Convert -> Subtract(z) -> Multiply(1.0)`), and the plugin folds `z @ B` itself:
 bit-exact (tests/runtime/test_plugin_rounding.py).
 
+The model's remaining 6.5e-4 (positional convolution input, same pattern with a smooth-quant
+FakeQuantize) was the bias (fixed on branch addfam): behind lpt's scale Multiply the plugin did
+not mark the Add as a bias and regrouped it (see repros/pit_concat_tokens_add/repro.py); here the
+regrouping happens too (FullyConnected `MatMul, Add, DequantizationMultiply` before that fix) but
+flips no value on these inputs. tests/runtime/test_plugin_rounding.py has a case that does.
+
     python repros/wav2vec2_bias_add_fq/repro.py   # 0.0e+00 with the fix
 """
 import subprocess

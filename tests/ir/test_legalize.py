@@ -243,3 +243,44 @@ def test_hoisted_scale_of_a_higher_rank_keeps_the_head_rank(tmp_path: Path) -> N
     heads = feed["x"].astype(np.float64).reshape(split).transpose(0, 1, 3, 2, 4) * 0.125
     expected = np.einsum("bhnwd,bhnvd->bhnwv", heads, heads)
     assert np.allclose(ran, expected, rtol=1e-5, atol=1e-5 * np.abs(expected).max())
+
+
+def lowp_projection(transpose_b: bool, bias: bool) -> Graph:
+    """LPT's result for FakeQuantize(u8) -> MatMul(i8 weights) -> scale Multiply [-> bias Add]."""
+    n, k = 8, 4
+    g = Graph("lowp")
+    x = g.add_node("Parameter", outputs=[("u8", (1, 3, k))], name="x", attrs={"shape": f"1,3,{k}", "element_type": "u8"})
+    w = g.add_constant(RNG.integers(-127, 128, (n, k) if transpose_b else (k, n)).astype(np.int8), "i8", name="w")
+    mat_mul = g.add_node("MatMul", [x.outputs[0], w.outputs[0]], outputs=[("f32", (1, 3, n))], name="mm",
+                         attrs={"transpose_a": "false", "transpose_b": str(transpose_b).lower()})
+    scale = g.add_constant(RNG.uniform(1e-3, 2e-3, (1, 1, n)).astype(np.float32), "f32", name="scale")
+    y = g.add_node("Multiply", [mat_mul.outputs[0], scale.outputs[0]], outputs=[("f32", (1, 3, n))],
+                   attrs={"auto_broadcast": "numpy"}, name="mm/DequantizationMultiply").outputs[0]
+    if bias:
+        b = g.add_constant(RNG.uniform(-1, 1, (1, 1, n)).astype(np.float32), "f32", name="b")
+        y = g.add_node("Add", [y, b.outputs[0]], outputs=[("f32", (1, 3, n))], attrs={"auto_broadcast": "numpy"},
+                       name="bias").outputs[0]
+    g.add_node("Result", [y], name="y/sink")
+    return g
+
+
+@pytest.mark.parametrize("transpose_b", [True, False])
+def test_scale_of_a_biased_mat_mul_moves_onto_its_weights(transpose_b: bool) -> None:
+    """The plugin marks a bias only right behind the MatMul: the scale goes onto the weights'
+    dequantization, laid out along the weights' output channels."""
+    lowp = lowp_projection(transpose_b, bias=True)
+    scale = next(n for n in lowp if n.name == "scale").value
+    g = legalize_for_runtime(lowp)
+    mat_mul = next(n for n in g if n.type == "MatMul")
+    assert [use.node.name for use in mat_mul.outputs[0].uses] == ["bias"]
+    weights = mat_mul.input_node(1)
+    assert weights.type == "Multiply" and weights.input_node(0).type == "Convert"
+    moved = weights.input_node(1).value
+    assert np.array_equal(moved, scale.reshape(-1, 1) if transpose_b else scale.reshape(1, -1))
+
+
+def test_scale_of_a_mat_mul_without_bias_stays_behind_it() -> None:
+    g = legalize_for_runtime(lowp_projection(True, bias=False))
+    mat_mul = next(n for n in g if n.type == "MatMul")
+    assert [use.node.type for use in mat_mul.outputs[0].uses] == ["Multiply"]
+    assert float(mat_mul.input_node(1).input_node(1).value) == 1.0

@@ -6,6 +6,7 @@ import pytest
 
 from lpt_cli.ir import Graph, Node, Output
 from lpt_cli.ir.shapes import broadcast_shapes
+from lpt_cli.ir.legalize import MAT_MUL_ZERO_POINT, MatMulZeroPoint
 from lpt_cli.lpt.engine.config import config_from_dict
 from lpt_cli.lpt.transformations.eltwise.eltwise_base import full_branch_index, is_broadcasted
 from lpt_cli.lpt.engine.pipeline import run_pipeline
@@ -277,3 +278,30 @@ def test_skip_bias_add_leaves_a_bias_add_before_its_scale(skip):
     only = ["ConvolutionTransformation", "AddTransformation"]
     run_pipeline(graph, config_from_dict({"transformations": {"only": only}, "params": {"skip_bias_add": skip}}))
     assert (graph.results[0].input_node(0).type == "Add") is skip
+
+
+@pytest.mark.parametrize("other_zero_point", [None, 3.0])
+def test_add_keeps_a_mat_mul_zero_point_only_with_the_same_values(other_zero_point):
+    """The full branch's `z @ B` Subtract is rebuilt; with unchanged values it keeps the record
+    the runtime dialect needs to write z before the MatMul, with a shifted value it loses it."""
+    g = Graph()
+    product = parameter(g, "product", "f32")  # a MatMul's result: float, not low precision
+    shift = g.add_constant(np.full((1, 3, 1, 1), 254.0, np.float32), "f32")
+    sub = g.add_node("Subtract", [product, shift.output()], outputs=[("f32", SHAPE)])
+    sub.annotations[MAT_MUL_ZERO_POINT] = MatMulZeroPoint(np.float32(2.0), shift.constant_data)
+    scale = g.add_constant(np.float32(0.5), "f32").output()
+    full = g.add_node("Multiply", [sub.output(), scale], outputs=[("f32", SHAPE)]).output()
+    other = parameter(g, "other", "f32") if other_zero_point is None else dequantize(
+        g, parameter(g, "other"), 0.25, other_zero_point)
+    output(g, "Add", [full, other])
+    feeds = random_feeds(g)
+    before = evaluate(g, feeds)
+    assert run(g, "AddTransformation")["AddTransformation"] == 1
+    rebuilt = [n for n in g if n.type == "Subtract" and n.input_node(0).name == "product"]
+    assert len(rebuilt) == 1 and rebuilt[0] is not sub
+    record = rebuilt[0].annotations.get(MAT_MUL_ZERO_POINT)
+    if other_zero_point is None:
+        assert record is not None and record.product is rebuilt[0].input_node(1).constant_data
+    else:
+        assert record is None
+    assert_same_math(g, before, feeds)

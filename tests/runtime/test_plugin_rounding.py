@@ -13,7 +13,7 @@ from lpt_cli.ir.writer import write_ir
 from lpt_cli.lpt.engine.config import load_config
 from lpt_cli.lpt.engine.pipeline import run_pipeline
 from lpt_cli.lpt.transformations.weightable.mat_mul import _times_weights
-from lpt_cli.runtime.oracle import plugin_run
+from lpt_cli.runtime.oracle import PluginRun, plugin_run
 
 RNG = np.random.default_rng(3)
 
@@ -90,3 +90,116 @@ def test_scale_after_scores_is_folded_into_k_first_as_the_plugin_does(tmp_path: 
     original, ours = plugin_run(tmp_path / "m.xml", feed), plugin_run(tmp_path / "lpt.xml", feed)
     assert original.ok and ours.ok, (original.error, ours.error)
     assert np.array_equal(original.outputs[0], ours.outputs[0])
+
+
+def biased_projection() -> ov.Model:
+    """u8 activations -> MatMul(i8 weights, per-channel scales) -> bias Add -> FakeQuantize."""
+    x = ops.parameter([-1, -1, 64], np.float32, name="x")
+    weights = ops.multiply(ops.convert(ops.constant(RNG.integers(-127, 128, (32, 64)).astype(np.int8)), np.float32),
+                           ops.constant(RNG.uniform(2e-3, 2.5e-3, (32, 1)).astype(np.float32)))
+    y = ops.add(ops.matmul(_fake_quantize(x, -1.0, 1.0), weights, False, True),
+                ops.constant(RNG.uniform(-0.3, 0.3, (1, 1, 32)).astype(np.float32)), name="bias")
+    return ov.Model([_fake_quantize(y, -1.3, 1.2)], [x], "biased_projection")
+
+
+def test_bias_after_a_mat_mul_stays_a_bias_for_the_plugin(tmp_path: Path) -> None:
+    """The plugin keeps `x*a + b` only for an Add it marks as a bias, one right behind the MatMul;
+    behind lpt's scale Multiply it regrouped the Add into `(x + b/a)*a` and single outputs of the
+    FakeQuantize moved one level (wav2vec2, PiT). With the scale on the weights, the plugin fuses
+    the same post-ops in the same order as for the original, and computes the same outputs."""
+    ov.save_model(biased_projection(), tmp_path / "m.xml", compress_to_fp16=False)
+    graph = read_ir(tmp_path / "m.xml")
+    run_pipeline(graph, load_config("cpu"))
+    write_ir(graph, tmp_path / "lpt.xml", dialect="runtime")
+    feed = {"x": np.random.default_rng(0).uniform(-1.0, 1.0, (4, 8192, 64)).astype(np.float32)}
+    original, ours = plugin_run(tmp_path / "m.xml", feed), plugin_run(tmp_path / "lpt.xml", feed)
+    assert original.ok and ours.ok, (original.error, ours.error)
+
+    def post_ops(run: PluginRun) -> list[str]:
+        names = next(layer.original_names for layer in run.layers if layer.layer_type == "FullyConnected")
+        return [name.split("/")[-1] for name in names if "/Dequantization" in name or name == "bias"]
+
+    assert post_ops(ours) == post_ops(original) and post_ops(ours)[-1] == "bias"
+    assert np.array_equal(original.outputs[0], ours.outputs[0])
+
+
+def residual_projection() -> ov.Model:
+    """u8 activations with a zero point -> MatMul(i8 weights) -> residual Add of a float input."""
+    x = ops.parameter([-1, -1, 64], np.float32, name="x")
+    residual = ops.parameter([-1, -1, 32], np.float32, name="r")
+    weights = ops.multiply(ops.convert(ops.constant(RNG.integers(-127, 128, (32, 64)).astype(np.int8)), np.float32),
+                           ops.constant(RNG.uniform(2e-3, 2.5e-3, (32, 1)).astype(np.float32)))
+    y = ops.add(residual, ops.matmul(_fake_quantize(x, -0.84100354, 0.8476256), weights, False, True))
+    return ov.Model([y], [x, residual], "residual_projection")
+
+
+def test_zero_point_survives_the_residual_add_of_a_mat_mul(tmp_path: Path) -> None:
+    """AddTransformation rebuilds the MatMul branch's `z @ B` Subtract (same values, the residual
+    has no zero point); it stays one the runtime dialect writes before the MatMul. Left after the
+    MatMul, the plugin computed other sums (wav2vec2's attention residual: 5.9e-8 of max)."""
+    ov.save_model(residual_projection(), tmp_path / "m.xml", compress_to_fp16=False)
+    graph = read_ir(tmp_path / "m.xml")
+    run_pipeline(graph, load_config("cpu"))
+    write_ir(graph, tmp_path / "lpt.xml", dialect="runtime")
+    matmul = next(n for n in read_ir(tmp_path / "lpt.xml") if n.type == "MatMul")
+    assert not any(use.node.type == "Subtract" for use in matmul.outputs[0].uses)
+    rng = np.random.default_rng(0)
+    feed = {"x": rng.uniform(-1.0, 1.0, (4, 1024, 64)).astype(np.float32),
+            "r": rng.uniform(-1.0, 1.0, (4, 1024, 32)).astype(np.float32)}
+    original, ours = plugin_run(tmp_path / "m.xml", feed), plugin_run(tmp_path / "lpt.xml", feed)
+    assert original.ok and ours.ok, (original.error, ours.error)
+    assert np.array_equal(original.outputs[0], ours.outputs[0])
+
+
+def heads_projection() -> ov.Model:
+    """ALBERT's attention output: u8 with a zero point -> Reshape -> Transpose -> Reshape -> MatMul(i8)."""
+    x = ops.parameter([1, 4, 64, 16], np.float32, name="x")
+    heads = ops.reshape(ops.transpose(_fake_quantize(x, -0.48891082, 0.4927605), ops.constant(np.array([0, 2, 1, 3]))),
+                        ops.constant(np.array([0, 0, 64], np.int64)), True)
+    weights = ops.multiply(ops.convert(ops.constant(RNG.integers(-127, 128, (64, 64)).astype(np.int8)), np.float32),
+                           ops.constant(RNG.uniform(2e-3, 2.5e-3, (64, 1)).astype(np.float32)))
+    return ov.Model([ops.matmul(heads, weights, False, True)], [x], "heads_projection")
+
+
+def test_zero_point_behind_a_reshape_chain_goes_to_its_head(tmp_path: Path) -> None:
+    """With the activations' `1.0` at the head of the Reshape/Transpose chain, the zero point goes
+    there too, where the plugin's own FakeQuantize decomposition puts it; left after the MatMul as
+    `z @ B`, the plugin summed otherwise (ALBERT: 1.8e-7 of max)."""
+    ov.save_model(heads_projection(), tmp_path / "m.xml", compress_to_fp16=False)
+    graph = read_ir(tmp_path / "m.xml")
+    run_pipeline(graph, load_config("cpu"))
+    write_ir(graph, tmp_path / "lpt.xml", dialect="runtime")
+    matmul = next(n for n in read_ir(tmp_path / "lpt.xml") if n.type == "MatMul")
+    assert not any(use.node.type == "Subtract" for use in matmul.outputs[0].uses)
+    for seed in range(3):
+        feed = {"x": np.random.default_rng(seed).uniform(-0.5, 0.5, (1, 4, 64, 16)).astype(np.float32)}
+        original, ours = plugin_run(tmp_path / "m.xml", feed), plugin_run(tmp_path / "lpt.xml", feed)
+        assert original.ok and ours.ok, (original.error, ours.error)
+        assert np.array_equal(original.outputs[0], ours.outputs[0])
+
+
+def split_projection() -> ov.Model:
+    """GPT-2's c_attn: u8 with a zero point -> MatMul(i8) -> VariadicSplit into q, k, v."""
+    x = ops.parameter([1, 256, 64], np.float32, name="x")
+    weights = ops.multiply(ops.convert(ops.constant(RNG.integers(-127, 128, (96, 64)).astype(np.int8)), np.float32),
+                           ops.constant(RNG.uniform(2e-3, 2.5e-3, (96, 1)).astype(np.float32)))
+    product = ops.matmul(_fake_quantize(x, -0.94699335, 0.95445), weights, False, True)
+    parts = ops.variadic_split(product, ops.constant(np.int64(2)), ops.constant(np.array([32, 32, -1], np.int64)))
+    return ov.Model([ops.relu(parts.output(i)) for i in range(3)], [x], "split_projection")
+
+
+def test_zero_point_of_a_split_mat_mul_goes_before_the_mat_mul(tmp_path: Path) -> None:
+    """SplitTransformation leaves a slice of `z @ B` behind every output; the runtime dialect writes
+    the one zero point before the MatMul instead (GPT-2's c_attn: 1.0e-7 of max left behind)."""
+    ov.save_model(split_projection(), tmp_path / "m.xml", compress_to_fp16=False)
+    graph = read_ir(tmp_path / "m.xml")
+    run_pipeline(graph, load_config("cpu"))
+    write_ir(graph, tmp_path / "lpt.xml", dialect="runtime")
+    split = next(n for n in read_ir(tmp_path / "lpt.xml") if n.type == "VariadicSplit")
+    assert not any(use.node.type == "Subtract" for out in split.outputs for use in out.uses)
+    assert split.input_node(0).type == "MatMul"
+    for seed in range(3):
+        feed = {"x": np.random.default_rng(seed).uniform(-1.0, 1.0, (1, 256, 64)).astype(np.float32)}
+        original, ours = plugin_run(tmp_path / "m.xml", feed), plugin_run(tmp_path / "lpt.xml", feed)
+        assert original.ok and ours.ok, (original.error, ours.error)
+        assert all(np.array_equal(a, b) for a, b in zip(original.outputs, ours.outputs))

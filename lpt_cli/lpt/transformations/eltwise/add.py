@@ -10,7 +10,7 @@ import numpy as np
 
 from ....ir import Node, Output
 from ....ir.eltypes import f32
-from ....ir.legalize import SWAPPED_ADD, SwappedAdd
+from ....ir.legalize import MAT_MUL_ZERO_POINT, SWAPPED_ADD, MatMulZeroPoint, SwappedAdd
 from ...dequantization.attributes import is_bias
 from ...dequantization.chain import get_dequantization
 from ...surgery.fold_dequantization import empty_values, fold_dequantization, is_zero_constant
@@ -46,6 +46,15 @@ def _replace_to_subtract(add: Node) -> Node | None:
                  add.output().element_type)
     replace_node(add, new)
     return new
+
+
+def _keep_mat_mul_zero_point(old: Node | None, new: Node, old_shift: np.ndarray) -> None:
+    """The full branch's `z @ B` Subtract after a MatMul, rebuilt with the same values (the other
+    branch has no zero point), stays one the runtime dialect writes back before the MatMul."""
+    record = old.annotations.get(MAT_MUL_ZERO_POINT) if old is not None else None
+    shift = new.input_node(1)
+    if record is not None and np.array_equal(shift.value, np.broadcast_to(old_shift, shift.value.shape)):
+        new.annotations[MAT_MUL_ZERO_POINT] = MatMulZeroPoint(record.zero_point, shift.constant_data)
 
 
 class AddTransformation(Transformation):
@@ -107,7 +116,9 @@ class AddTransformation(Transformation):
         full_input: Output = dq_full.convert.output() if dq_full.convert is not None else dq_full.source
         parent = fold_convert(graph, full_input, deq)
         if not is_zero_constant(new_shift):
-            parent = binary(graph, "Subtract", parent, graph.add_constant(new_shift, deq).output(), deq).output()
+            shift = graph.add_constant(new_shift, deq)
+            parent = binary(graph, "Subtract", parent, shift.output(), deq).output()
+            _keep_mat_mul_zero_point(dq_full.subtract, parent.node, shift_f)
         parent = binary(graph, "Multiply", parent, graph.add_constant(new_scale, deq).output(), deq).output()
         inputs = [parent, dq_empty.source] if full == 0 else [dq_empty.source, parent]
         new_add = binary(graph, "Add", inputs[0], inputs[1], f32)

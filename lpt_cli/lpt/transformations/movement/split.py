@@ -9,6 +9,7 @@ import numpy as np
 
 from ....ir import Graph, Node, Output
 from ....ir.eltypes import ElementType
+from ....ir.legalize import MAT_MUL_ZERO_POINT, MatMulZeroPoint
 from ....ir.shapes import broadcast_shapes
 from ...surgery.channel_constants import constants, with_leading_ones
 from ...dequantization.chain import Dequantization, get_dequantization
@@ -78,6 +79,9 @@ def _dequantize(graph: Graph, out: Output, dq: Dequantization, values: dict[str,
             zero_point = graph.add_node("Convert", [zero_point], outputs=[(parent.element_type, zero_point.shape)],
                                         attrs={"destination_type": parent.element_type.name}).output()
         parent = _binary(graph, "Subtract", parent, zero_point, parent.element_type)
+        record = dq.subtract.annotations.get(MAT_MUL_ZERO_POINT) if dq.subtract is not None else None
+        if record is not None and zero_point.node.type == "Constant":  # a MatMul's `z @ B`, now a slice of it
+            parent.node.annotations[MAT_MUL_ZERO_POINT] = MatMulZeroPoint(record.zero_point, zero_point.node.constant_data)
     assert dq.multiply is not None and dq.multiply_constant is not None, "a split moves only chains with a scale"
     scale = graph.add_constant(values["multiply"], dq.multiply_constant.constant_data.element_type).output()
     return _binary(graph, "Multiply", parent, scale, dq.multiply.output().element_type).node
