@@ -22,11 +22,33 @@ def _fake_quantize(x: ov.Output, low: float, high: float) -> ov.Node:
     return ops.fake_quantize(x, *[ops.constant(np.float32(v)) for v in (low, high, low, high)], 256)
 
 
+def _weights(outputs: int, inputs: int) -> ov.Node:
+    """i8 weights [outputs, inputs] with per-output-channel scales, as NNCF compresses them."""
+    return ops.multiply(ops.convert(ops.constant(RNG.integers(-127, 128, (outputs, inputs)).astype(np.int8)), np.float32),
+                        ops.constant(RNG.uniform(2e-3, 2.5e-3, (outputs, 1)).astype(np.float32)))
+
+
+def _runtime_output(model: ov.Model, folder: Path) -> Path:
+    """`model` saved as folder/m.xml and lpt's runtime dialect of it (config cpu) as folder/lpt.xml."""
+    ov.save_model(model, folder / "m.xml", compress_to_fp16=False)
+    graph = read_ir(folder / "m.xml")
+    run_pipeline(graph, load_config("cpu"))
+    write_ir(graph, folder / "lpt.xml", dialect="runtime")
+    return folder / "lpt.xml"
+
+
+def _same_outputs(folder: Path, feed: dict[str, np.ndarray]) -> tuple[PluginRun, PluginRun]:
+    """The plugin's runs of folder/m.xml and folder/lpt.xml (child processes), asserted bit-equal."""
+    original, ours = plugin_run(folder / "m.xml", feed), plugin_run(folder / "lpt.xml", feed)
+    assert original.ok and ours.ok, (original.error, ours.error)
+    assert all(np.array_equal(a, b) for a, b in zip(original.outputs, ours.outputs, strict=True))
+    return original, ours
+
+
 def projection() -> ov.Model:
     """wav2vec2's feature projection: asymmetric u8 activations -> MatMul(i8) -> bias -> asymmetric FQ."""
     x = ops.parameter([-1, -1, 512], np.float32, name="x")
-    weights = ops.multiply(ops.convert(ops.constant(RNG.integers(-127, 128, (256, 512)).astype(np.int8)), np.float32),
-                           ops.constant(RNG.uniform(2e-3, 2.5e-3, (256, 1)).astype(np.float32)))
+    weights = _weights(256, 512)
     y = ops.add(ops.matmul(_fake_quantize(x, -0.74976826, 0.9421867), weights, False, True),
                 ops.constant(RNG.uniform(-0.03, 0.03, (1, 1, 256)).astype(np.float32)))
     return ov.Model([_fake_quantize(y, -2.3577964, 2.095819)], [x], "projection")
@@ -35,17 +57,12 @@ def projection() -> ov.Model:
 def test_activation_zero_point_of_a_mat_mul_reaches_the_plugin_as_its_own(tmp_path: Path) -> None:
     """Written as `z @ B` after the MatMul, the plugin regrouped it with the scale and the bias and
     single outputs of the FakeQuantize moved one level; written before the MatMul it is bit-exact."""
-    ov.save_model(projection(), tmp_path / "m.xml", compress_to_fp16=False)
-    graph = read_ir(tmp_path / "m.xml")
-    run_pipeline(graph, load_config("cpu"))
-    write_ir(graph, tmp_path / "lpt.xml", dialect="runtime")
-    matmul = next(n for n in read_ir(tmp_path / "lpt.xml") if n.type == "MatMul")
+    written = _runtime_output(projection(), tmp_path)
+    matmul = next(n for n in read_ir(written) if n.type == "MatMul")
     assert not any(use.node.type == "Subtract" for use in matmul.outputs[0].uses)
     for seed in range(3):
         feed = {"x": np.random.default_rng(seed).uniform(-0.8, 1.0, (1, 49, 512)).astype(np.float32)}
-        original, ours = plugin_run(tmp_path / "m.xml", feed), plugin_run(tmp_path / "lpt.xml", feed)
-        assert original.ok and ours.ok, (original.error, ours.error)
-        assert np.array_equal(original.outputs[0], ours.outputs[0])
+        _same_outputs(tmp_path, feed)
 
 
 def test_zero_point_product_is_summed_as_openvino_folds_it() -> None:
@@ -87,16 +104,13 @@ def test_scale_after_scores_is_folded_into_k_first_as_the_plugin_does(tmp_path: 
     assert np.all(scale == plugin_order)
     write_ir(graph, tmp_path / "lpt.xml", dialect="runtime")
     feed = {name: RNG.uniform(-0.9, 0.9, (1, 2, 49, 16)).astype(np.float32) for name in ("q", "k")}
-    original, ours = plugin_run(tmp_path / "m.xml", feed), plugin_run(tmp_path / "lpt.xml", feed)
-    assert original.ok and ours.ok, (original.error, ours.error)
-    assert np.array_equal(original.outputs[0], ours.outputs[0])
+    _same_outputs(tmp_path, feed)
 
 
 def biased_projection() -> ov.Model:
     """u8 activations -> MatMul(i8 weights, per-channel scales) -> bias Add -> FakeQuantize."""
     x = ops.parameter([-1, -1, 64], np.float32, name="x")
-    weights = ops.multiply(ops.convert(ops.constant(RNG.integers(-127, 128, (32, 64)).astype(np.int8)), np.float32),
-                           ops.constant(RNG.uniform(2e-3, 2.5e-3, (32, 1)).astype(np.float32)))
+    weights = _weights(32, 64)
     y = ops.add(ops.matmul(_fake_quantize(x, -1.0, 1.0), weights, False, True),
                 ops.constant(RNG.uniform(-0.3, 0.3, (1, 1, 32)).astype(np.float32)), name="bias")
     return ov.Model([_fake_quantize(y, -1.3, 1.2)], [x], "biased_projection")
@@ -107,28 +121,22 @@ def test_bias_after_a_mat_mul_stays_a_bias_for_the_plugin(tmp_path: Path) -> Non
     behind lpt's scale Multiply it regrouped the Add into `(x + b/a)*a` and single outputs of the
     FakeQuantize moved one level (wav2vec2, PiT). With the scale on the weights, the plugin fuses
     the same post-ops in the same order as for the original, and computes the same outputs."""
-    ov.save_model(biased_projection(), tmp_path / "m.xml", compress_to_fp16=False)
-    graph = read_ir(tmp_path / "m.xml")
-    run_pipeline(graph, load_config("cpu"))
-    write_ir(graph, tmp_path / "lpt.xml", dialect="runtime")
+    _runtime_output(biased_projection(), tmp_path)
     feed = {"x": np.random.default_rng(0).uniform(-1.0, 1.0, (4, 8192, 64)).astype(np.float32)}
-    original, ours = plugin_run(tmp_path / "m.xml", feed), plugin_run(tmp_path / "lpt.xml", feed)
-    assert original.ok and ours.ok, (original.error, ours.error)
+    original, ours = _same_outputs(tmp_path, feed)
 
     def post_ops(run: PluginRun) -> list[str]:
         names = next(layer.original_names for layer in run.layers if layer.layer_type == "FullyConnected")
         return [name.split("/")[-1] for name in names if "/Dequantization" in name or name == "bias"]
 
     assert post_ops(ours) == post_ops(original) and post_ops(ours)[-1] == "bias"
-    assert np.array_equal(original.outputs[0], ours.outputs[0])
 
 
 def residual_projection() -> ov.Model:
     """u8 activations with a zero point -> MatMul(i8 weights) -> residual Add of a float input."""
     x = ops.parameter([-1, -1, 64], np.float32, name="x")
     residual = ops.parameter([-1, -1, 32], np.float32, name="r")
-    weights = ops.multiply(ops.convert(ops.constant(RNG.integers(-127, 128, (32, 64)).astype(np.int8)), np.float32),
-                           ops.constant(RNG.uniform(2e-3, 2.5e-3, (32, 1)).astype(np.float32)))
+    weights = _weights(32, 64)
     y = ops.add(residual, ops.matmul(_fake_quantize(x, -0.84100354, 0.8476256), weights, False, True))
     return ov.Model([y], [x, residual], "residual_projection")
 
@@ -137,18 +145,13 @@ def test_zero_point_survives_the_residual_add_of_a_mat_mul(tmp_path: Path) -> No
     """AddTransformation rebuilds the MatMul branch's `z @ B` Subtract (same values, the residual
     has no zero point); it stays one the runtime dialect writes before the MatMul. Left after the
     MatMul, the plugin computed other sums (wav2vec2's attention residual: 5.9e-8 of max)."""
-    ov.save_model(residual_projection(), tmp_path / "m.xml", compress_to_fp16=False)
-    graph = read_ir(tmp_path / "m.xml")
-    run_pipeline(graph, load_config("cpu"))
-    write_ir(graph, tmp_path / "lpt.xml", dialect="runtime")
-    matmul = next(n for n in read_ir(tmp_path / "lpt.xml") if n.type == "MatMul")
+    written = _runtime_output(residual_projection(), tmp_path)
+    matmul = next(n for n in read_ir(written) if n.type == "MatMul")
     assert not any(use.node.type == "Subtract" for use in matmul.outputs[0].uses)
     rng = np.random.default_rng(0)
     feed = {"x": rng.uniform(-1.0, 1.0, (4, 1024, 64)).astype(np.float32),
             "r": rng.uniform(-1.0, 1.0, (4, 1024, 32)).astype(np.float32)}
-    original, ours = plugin_run(tmp_path / "m.xml", feed), plugin_run(tmp_path / "lpt.xml", feed)
-    assert original.ok and ours.ok, (original.error, ours.error)
-    assert np.array_equal(original.outputs[0], ours.outputs[0])
+    _same_outputs(tmp_path, feed)
 
 
 def heads_projection() -> ov.Model:
@@ -156,8 +159,7 @@ def heads_projection() -> ov.Model:
     x = ops.parameter([1, 4, 64, 16], np.float32, name="x")
     heads = ops.reshape(ops.transpose(_fake_quantize(x, -0.48891082, 0.4927605), ops.constant(np.array([0, 2, 1, 3]))),
                         ops.constant(np.array([0, 0, 64], np.int64)), True)
-    weights = ops.multiply(ops.convert(ops.constant(RNG.integers(-127, 128, (64, 64)).astype(np.int8)), np.float32),
-                           ops.constant(RNG.uniform(2e-3, 2.5e-3, (64, 1)).astype(np.float32)))
+    weights = _weights(64, 64)
     return ov.Model([ops.matmul(heads, weights, False, True)], [x], "heads_projection")
 
 
@@ -165,24 +167,18 @@ def test_zero_point_behind_a_reshape_chain_goes_to_its_head(tmp_path: Path) -> N
     """With the activations' `1.0` at the head of the Reshape/Transpose chain, the zero point goes
     there too, where the plugin's own FakeQuantize decomposition puts it; left after the MatMul as
     `z @ B`, the plugin summed otherwise (ALBERT: 1.8e-7 of max)."""
-    ov.save_model(heads_projection(), tmp_path / "m.xml", compress_to_fp16=False)
-    graph = read_ir(tmp_path / "m.xml")
-    run_pipeline(graph, load_config("cpu"))
-    write_ir(graph, tmp_path / "lpt.xml", dialect="runtime")
-    matmul = next(n for n in read_ir(tmp_path / "lpt.xml") if n.type == "MatMul")
+    written = _runtime_output(heads_projection(), tmp_path)
+    matmul = next(n for n in read_ir(written) if n.type == "MatMul")
     assert not any(use.node.type == "Subtract" for use in matmul.outputs[0].uses)
     for seed in range(3):
         feed = {"x": np.random.default_rng(seed).uniform(-0.5, 0.5, (1, 4, 64, 16)).astype(np.float32)}
-        original, ours = plugin_run(tmp_path / "m.xml", feed), plugin_run(tmp_path / "lpt.xml", feed)
-        assert original.ok and ours.ok, (original.error, ours.error)
-        assert np.array_equal(original.outputs[0], ours.outputs[0])
+        _same_outputs(tmp_path, feed)
 
 
 def split_projection() -> ov.Model:
     """GPT-2's c_attn: u8 with a zero point -> MatMul(i8) -> VariadicSplit into q, k, v."""
     x = ops.parameter([1, 256, 64], np.float32, name="x")
-    weights = ops.multiply(ops.convert(ops.constant(RNG.integers(-127, 128, (96, 64)).astype(np.int8)), np.float32),
-                           ops.constant(RNG.uniform(2e-3, 2.5e-3, (96, 1)).astype(np.float32)))
+    weights = _weights(96, 64)
     product = ops.matmul(_fake_quantize(x, -0.94699335, 0.95445), weights, False, True)
     parts = ops.variadic_split(product, ops.constant(np.int64(2)), ops.constant(np.array([32, 32, -1], np.int64)))
     return ov.Model([ops.relu(parts.output(i)) for i in range(3)], [x], "split_projection")
@@ -191,15 +187,10 @@ def split_projection() -> ov.Model:
 def test_zero_point_of_a_split_mat_mul_goes_before_the_mat_mul(tmp_path: Path) -> None:
     """SplitTransformation leaves a slice of `z @ B` behind every output; the runtime dialect writes
     the one zero point before the MatMul instead (GPT-2's c_attn: 1.0e-7 of max left behind)."""
-    ov.save_model(split_projection(), tmp_path / "m.xml", compress_to_fp16=False)
-    graph = read_ir(tmp_path / "m.xml")
-    run_pipeline(graph, load_config("cpu"))
-    write_ir(graph, tmp_path / "lpt.xml", dialect="runtime")
-    split = next(n for n in read_ir(tmp_path / "lpt.xml") if n.type == "VariadicSplit")
+    written = _runtime_output(split_projection(), tmp_path)
+    split = next(n for n in read_ir(written) if n.type == "VariadicSplit")
     assert not any(use.node.type == "Subtract" for out in split.outputs for use in out.uses)
     assert split.input_node(0).type == "MatMul"
     for seed in range(3):
         feed = {"x": np.random.default_rng(seed).uniform(-1.0, 1.0, (1, 256, 64)).astype(np.float32)}
-        original, ours = plugin_run(tmp_path / "m.xml", feed), plugin_run(tmp_path / "lpt.xml", feed)
-        assert original.ok and ours.ok, (original.error, ours.error)
-        assert all(np.array_equal(a, b) for a, b in zip(original.outputs, ours.outputs))
+        _same_outputs(tmp_path, feed)
