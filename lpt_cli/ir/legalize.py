@@ -274,13 +274,21 @@ def _scale_onto_weights(g: Graph, mat_mul: Node) -> None:
     weights.set_input(1, per_channel.outputs[0])
     if not one.outputs[0].uses:
         g.remove(one)
-    out = multiply.outputs[0]
+    _bypass(g, multiply, mat_mul.outputs[0])
+
+
+def _bypass(g: Graph, node: Node, value: Output) -> None:
+    """`node` leaves the graph and its users read `value`, which keeps its own tensor names or takes
+    `node`'s; a Constant only `node` read goes with it."""
+    out = node.outputs[0]
     names, out.names = out.names, None
-    out.replace_all_uses_with(mat_mul.outputs[0])
-    mat_mul.outputs[0].names = mat_mul.outputs[0].names or names
-    g.remove(multiply)
-    if not scale.outputs[0].uses:
-        g.remove(scale)
+    out.replace_all_uses_with(value)
+    value.names = value.names or names
+    constants = [source.node for source in node.input_values() if source.node.type == "Constant"]
+    g.remove(node)
+    for constant in constants:
+        if not constant.outputs[0].uses:
+            g.remove(constant)
 
 
 def _is_multiply_by_one(node: Node) -> bool:
@@ -332,14 +340,7 @@ def _zero_point_before_mat_mul(g: Graph, subtract: Node) -> None:
                          name=g.unique_name(f"{mat_mul.name}/zero_point"))
     one.set_input(0, shifted.outputs[0])
     for sub in subtracts:
-        out, before = sub.outputs[0], sub.inputs[0].source
-        names, out.names = out.names, None
-        out.replace_all_uses_with(before)
-        before.names = before.names or names
-        after = sub.input_node(1)
-        g.remove(sub)
-        if not after.outputs[0].uses:
-            g.remove(after)
+        _bypass(g, sub, sub.inputs[0].source)
 
 
 def _zero_point_slices(split: Node, zero_point: np.ndarray) -> list[Node]:
