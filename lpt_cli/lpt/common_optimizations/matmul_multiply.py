@@ -17,6 +17,7 @@ import numpy as np
 from ...ir import Graph, Node, Output
 from ...ir.graph import Shape
 from ...ir.legalize import FUSED_MULTIPLY_NAME
+from ...ir.shapes import broadcast_shapes
 from ..engine.layer_checks import is_constant_path
 
 
@@ -56,16 +57,6 @@ def _broadcasts(const: tuple[int, ...], shape: Shape) -> bool:
     return widens
 
 
-def _broadcast_shape(shape: Shape, const: tuple[int, ...]) -> Shape:
-    """numpy broadcasting of a partial shape (-1: dynamic) with a constant's shape."""
-    if shape is None:
-        return None
-    rank = max(len(shape), len(const))
-    dims = (1,) * (rank - len(shape)) + tuple(shape)
-    consts = (1,) * (rank - len(const)) + tuple(const)
-    return tuple(d if c == 1 else c for d, c in zip(dims, consts))
-
-
 def _for_weights(value: np.ndarray, transpose_b: bool) -> np.ndarray:
     """The constant laid out like B: its last two dims swapped for a transposed B."""
     if not transpose_b or value.size == 1 or (value.ndim > 1 and value.shape[-2:] == (1, 1)):
@@ -98,7 +89,7 @@ def fuse_matmul_multiply(graph: Graph) -> int:
             scaled = graph.add_constant(product, weights.element_type).output()
         else:
             factor = graph.add_constant(value, const.output().element_type).output()
-            shape = _broadcast_shape(weights.shape, value.shape)
+            shape = broadcast_shapes(weights.shape, value.shape)
             scaled = graph.add_node("Multiply", [weights, factor], outputs=[(weights.element_type, shape)],
                                     attrs={"auto_broadcast": "numpy"}).output()
         matmul.set_input(1, scaled)
