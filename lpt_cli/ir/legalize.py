@@ -147,9 +147,9 @@ def _unfuse_dequantization(g: Graph, fake_quantize: Node) -> None:
     out = fake_quantize.outputs[0]
     users, names = out.consumers(), out.names
     out.names = None
-    for port, bound in ((3, record.output_low), (4, record.output_high)):
+    for port, role, bound in ((3, "output_low", record.output_low), (4, "output_high", record.output_high)):
         old = fake_quantize.input_node(port)
-        constant = g.add_constant_data(bound, name=g.unique_name(f"{record.name}/{('output_low', 'output_high')[port - 3]}"))
+        constant = g.add_constant_data(bound, name=g.unique_name(f"{record.name}/{role}"))
         fake_quantize.set_input(port, constant.outputs[0])
         if not old.outputs[0].uses and old.type == "Constant":
             g.remove(old)
