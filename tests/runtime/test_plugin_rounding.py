@@ -7,12 +7,13 @@ from pathlib import Path
 import numpy as np
 import openvino as ov
 import openvino.opset13 as ops
+import pytest
 
 from lpt_cli.ir.reader import read_ir
 from lpt_cli.ir.writer import write_ir
 from lpt_cli.lpt.engine.config import load_config
 from lpt_cli.lpt.engine.pipeline import run_pipeline
-from lpt_cli.lpt.transformations.weightable.mat_mul import _times_weights
+from lpt_cli.lpt.transformations.weightable import mat_mul
 from lpt_cli.runtime.oracle import PluginRun, plugin_run
 
 RNG = np.random.default_rng(3)
@@ -65,15 +66,24 @@ def test_activation_zero_point_of_a_mat_mul_reaches_the_plugin_as_its_own(tmp_pa
         _same_outputs(tmp_path, feed)
 
 
-def test_zero_point_product_is_summed_as_openvino_folds_it() -> None:
-    """`z @ B` equals OpenVINO's own MatMul evaluation (what the plugin's LPT folds) bit for bit;
-    a BLAS matmul sums in another order and differs in the last bits."""
-    weights = RNG.integers(-127, 128, (256, 512)).astype(np.int8)
-    zero_points = np.full((1, 512), 113.0003, np.float32)
-    folded = [ov.Tensor(np.zeros((1, 256), np.float32))]
-    node = ops.matmul(ops.constant(zero_points), ops.constant(weights.astype(np.float32)), False, True)
+@pytest.mark.parametrize("transpose", [True, False])
+@pytest.mark.parametrize("block_bytes", [None, 1 << 14], ids=["whole", "column-blocks"])
+@pytest.mark.parametrize("rows", [1, 3])
+def test_zero_point_product_is_summed_as_openvino_folds_it(transpose: bool, block_bytes: int | None, rows: int,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """`z @ B` equals OpenVINO's own MatMul evaluation (what the plugin's LPT folds) bit for bit,
+    whatever the weights' layout, for a zero point per row too, and when large weights are decoded
+    a block of columns at a time; a BLAS matmul sums in another order and differs in the last bits."""
+    if block_bytes is not None:
+        monkeypatch.setattr(mat_mul, "_BLOCK_BYTES", block_bytes)
+    weights = RNG.integers(-127, 128, (256, 512) if transpose else (512, 256)).astype(np.int8)
+    zero_points = (113.0003 + RNG.uniform(0, 9, (rows, 1))).astype(np.float32) * np.ones((rows, 512), np.float32)
+    folded = [ov.Tensor(np.zeros((rows, 256), np.float32))]
+    node = ops.matmul(ops.constant(zero_points), ops.constant(weights.astype(np.float32)), False, transpose)
     assert node.evaluate(folded, [ov.Tensor(zero_points), ov.Tensor(weights.astype(np.float32))])
-    assert np.array_equal(_times_weights(zero_points, weights, True), folded[0].data)
+    assert not np.array_equal(np.matmul(zero_points, weights.T if transpose else weights, dtype=np.float32),
+                              folded[0].data)  # the case tells the summation orders apart
+    assert np.array_equal(mat_mul._times_weights(zero_points, weights, transpose), folded[0].data)
 
 
 Q_LIMITS, K_LIMITS, LOGIT_SCALE = (-0.87761056, 0.87075424), (-0.85454106, 0.847865), np.float32(10.0)

@@ -38,27 +38,35 @@ def _times_weights(lhs: np.ndarray, weights: np.ndarray, transpose: bool) -> np.
     Large 2-D weights are decoded to f32 a block of output columns at a time, so a 1 GiB
     i8 weight never becomes 4 GiB in memory; each output still sums over the whole row."""
     if weights.ndim != 2 or weights.size * 4 <= _BLOCK_BYTES:
-        rhs = weights.astype(np.float32)
-        return _dot_in_order(lhs, swap_last_axes(rhs) if transpose else rhs)
+        return _dot_in_order(lhs, _decoded(swap_last_axes(weights) if transpose else weights))
     columns = weights.shape[0] if transpose else weights.shape[1]
     step = max(1, _BLOCK_BYTES // (4 * weights.shape[1 if transpose else 0]))
     out = np.empty(np.broadcast_shapes(lhs.shape[:-1] + (1,), (1, 1))[:-1] + (columns,), np.float32)
     for start in range(0, columns, step):
-        block = weights[start:start + step] if transpose else weights[:, start:start + step]
-        block = block.astype(np.float32)
-        out[..., start:start + step] = _dot_in_order(lhs, block.T if transpose else block)
+        block = weights[start:start + step].T if transpose else weights[:, start:start + step]
+        out[..., start:start + step] = _dot_in_order(lhs, _decoded(block))
     return out
+
+
+def _decoded(weights: np.ndarray) -> np.ndarray:
+    """f32 weights laid out row after row (k-major), whatever the layout of the view given."""
+    return weights.astype(np.float32, order="C")
 
 
 def _dot_in_order(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """`lhs @ rhs` in f32 summed over k = 0, 1, ... with one rounding per product and per sum, as
     OpenVINO's reference MatMul folds MatMulTransformation's `z @ B`; a BLAS sum (another order)
-    differs in the last bits (236 of 256 values for a 512 x 256 i8 weight)."""
-    lhs, rhs = lhs.astype(np.float32, copy=False), rhs.astype(np.float32, copy=False)
-    out = lhs[..., 0:1] * rhs[..., 0:1, :]
-    for k in range(1, lhs.shape[-1]):
-        out += lhs[..., k:k + 1] * rhs[..., k:k + 1, :]
-    return out
+    differs in the last bits (236 of 256 values for a 512 x 256 i8 weight). The products of
+    one row of `lhs` (there is mostly one) are formed at once, then added row after row."""
+    lhs = lhs.astype(np.float32, copy=False)
+    rows = []
+    for m in range(lhs.shape[-2]):
+        products = np.moveaxis(np.multiply(lhs[..., m, :, None], rhs, dtype=np.float32), -2, 0)
+        total = products[0].copy()
+        for row in products[1:]:
+            np.add(total, row, out=total)
+        rows.append(total)
+    return np.stack(rows, axis=-2)
 
 
 def _varies_along(scale: np.ndarray, rank: int, axis: int) -> bool:
