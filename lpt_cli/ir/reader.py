@@ -338,19 +338,15 @@ def _wire_edges(ctx: _Context, root: Any, layers: dict[str, _Layer]) -> None:
     edges = root.find("edges")
     shapes: dict[tuple[str, ...], Shape] = {}  # an edge's port dims, parsed once per spelling
     for edge in (edges if edges is not None else ()):
-        src, sport, dst, dport = (edge.get(k) for k in ("from-layer", "from-port", "to-layer", "to-port"))
-        what = f"edge {clip(src)}:{clip(sport)} -> {clip(dst)}:{clip(dport)}"
-        for lid in (src, dst):
-            if lid not in layers:
-                raise ctx.fail(f"{what}: no layer with id {clip(lid)}")
-        if sport not in out_index[src]:
-            raise ctx.fail(f"{what}: layer {clip(src)} '{clip(layers[src].node.name)}' has no output port {clip(sport)}")
-        if dport not in in_index[dst]:
-            raise ctx.fail(f"{what}: layer {clip(dst)} '{clip(layers[dst].node.name)}' has no input port {clip(dport)}")
+        attrib = edge.attrib
+        src, sport, dst, dport = attrib.get("from-layer"), attrib.get("from-port"), attrib.get("to-layer"), attrib.get("to-port")
+        if src not in layers or dst not in layers or sport not in out_index[src] or dport not in in_index[dst]:
+            raise ctx.fail(_edge_problem(src, sport, dst, dport, layers, in_index, out_index))
         target = layers[dst]
         slot = in_index[dst][dport]
         if target.fed[slot] is not None:
-            raise ctx.fail(f"{what}: input port {dport} of layer {dst} '{clip(target.node.name)}' is fed twice")
+            raise ctx.fail(f"{_edge(src, sport, dst, dport)}: input port {dport} of layer {dst} "
+                           f"'{clip(target.node.name)}' is fed twice")
         source = layers[src].node.outputs[out_index[src][sport]]
         dims = target.inputs[slot].dims
         key = tuple(dims) if dims else ()
@@ -359,7 +355,7 @@ def _wire_edges(ctx: _Context, root: Any, layers: dict[str, _Layer]) -> None:
         else:
             expected = shapes[key] = _shape(ctx, dims, f"layer {clip(dst)} '{clip(target.node.name)}'")
         if not _compatible(source.shape, expected):
-            raise ctx.fail(f"{what}: layer {clip(src)} '{clip(layers[src].node.name)}' produces shape "
+            raise ctx.fail(f"{_edge(src, sport, dst, dport)}: layer {clip(src)} '{clip(layers[src].node.name)}' produces shape "
                            f"{clip(list(source.shape or ()))}, the input port says {clip(list(expected or ()))}")
         target.fed[slot] = source
     for lid, layer in layers.items():
@@ -367,6 +363,25 @@ def _wire_edges(ctx: _Context, root: Any, layers: dict[str, _Layer]) -> None:
             if source is None:
                 raise ctx.fail(f"layer {clip(lid)} '{clip(layer.node.name)}': input port {clip(layer.inputs[slot].pid)} "
                                "is not connected")
+
+
+def _edge(src: str | None, sport: str | None, dst: str | None, dport: str | None) -> str:
+    """An edge as messages name it (made only for a message: clipping every edge showed in profiles)."""
+    return f"edge {clip(src)}:{clip(sport)} -> {clip(dst)}:{clip(dport)}"
+
+
+def _edge_problem(src: str | None, sport: str | None, dst: str | None, dport: str | None,
+                  layers: dict[str, _Layer], in_index: dict[str, dict[str, int]],
+                  out_index: dict[str, dict[str, int]]) -> str:
+    """Why an edge names no existing ports: the first missing layer or port."""
+    what = _edge(src, sport, dst, dport)
+    for lid in (src, dst):
+        if lid not in layers:
+            return f"{what}: no layer with id {clip(lid)}"
+    assert src is not None and dst is not None
+    if sport not in out_index[src]:
+        return f"{what}: layer {clip(src)} '{clip(layers[src].node.name)}' has no output port {clip(sport)}"
+    return f"{what}: layer {clip(dst)} '{clip(layers[dst].node.name)}' has no input port {clip(dport)}"
 
 
 def _compatible(a: Shape, b: Shape) -> bool:
