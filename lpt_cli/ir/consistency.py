@@ -34,6 +34,8 @@ def _broadcast(shapes: list[Shape]) -> Shape | str:
     ranked = [s for s in shapes if s is not None]
     if len(ranked) != len(shapes):
         return None
+    if all(s == ranked[0] for s in ranked):  # most eltwise inputs: the loop below would give it back
+        return tuple(ranked[0])
     rank = max(len(s) for s in ranked)
     result = []
     for axis in range(rank):

@@ -13,7 +13,9 @@ from __future__ import annotations
 import copy
 import errno
 import functools
+import mmap
 import os
+import re
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -44,8 +46,9 @@ _NO_KERNEL_COPY = (errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP, er
 class _BinWriter:
     """Appends blobs to the .bin, storing byte-identical blobs once.
 
-    Ranges of an input .bin are copied file to file by the kernel (copy_file_range), never
-    through Python's memory. A blob is only looked at once another blob of its size comes
+    Ranges of an input .bin are copied by the kernel, never through Python's memory: file to
+    file (copy_file_range) when source and destination sit alike in their pages, else from the
+    memory map (pwrite). A blob is only looked at once another blob of its size comes
     along: then its first and last 4 KiB pick the candidates, and only a candidate with the
     same ends is compared in full (against the output file), so weights are read at most
     once more, and only when they may repeat.
@@ -113,9 +116,14 @@ class _BinWriter:
             done += os.pwrite(self.fd, view[done:done + _CHUNK], at + done)
 
     def _copy(self, blob: Blob, offset: int, size: int, at: int) -> None:
+        """copy_file_range moves whole pages (filesystems with reflinks even share them), but a
+        range that lands shifted within its pages it copies piece by piece: measured on ext4, a
+        BERT-base .bin 1.7x slower than one pwrite from the map, which often has the pages
+        mapped already (the transformations read most weights)."""
         done = 0
+        aligned = (offset - at) % mmap.PAGESIZE == 0
         try:
-            while done < size:
+            while aligned and done < size:
                 copied = os.copy_file_range(blob.fileno(), self.fd, size - done, offset + done, at + done)
                 if copied == 0:
                     break  # nothing more to copy (the input .bin shrank): the view below tells
@@ -228,8 +236,14 @@ _ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;",
                           "\t": "&#9;"})
 
 
+_NEEDS_ESCAPE = re.compile('[&<>"\n\r\t]')
+
+
 def _attrs(attrs: Mapping[str, str]) -> str:
-    """` key="value"` pairs, escaped as libxml2 escapes attribute values."""
+    """` key="value"` pairs, escaped as libxml2 escapes attribute values (one search over all
+    values first: escaping each one was a third of making the XML, and most need none)."""
+    if _NEEDS_ESCAPE.search("".join(attrs.values())) is None:
+        return "".join([f' {key}="{value}"' for key, value in attrs.items()])
     return "".join([f' {key}="{value.translate(_ESCAPES)}"' for key, value in attrs.items()])
 
 
