@@ -277,25 +277,32 @@ def _dim(text: str) -> int:
 
 
 @functools.lru_cache(maxsize=4096)
-def _dims(spelled: tuple[str, ...]) -> tuple[int, ...]:
-    """A port's dims parsed (ValueError: the bad one); models repeat a few shapes many times."""
-    return tuple(_dim(d) for d in spelled)
+def _dims(spelled: tuple[str, ...]) -> tuple[tuple[int, ...], bool]:
+    """A port's dims parsed (ValueError: the bad one) and whether they hold too many elements;
+    models repeat a few shapes many times."""
+    shape = tuple(_dim(d) for d in spelled)
+    return shape, _too_many(shape)
 
 
 def _shape(ctx: _Context, dims: list[str] | None, what: str) -> Shape:
     try:
-        shape = _dims(tuple(dims)) if dims else ()
+        shape, too_many = _dims(tuple(dims)) if dims else ((), False)
     except ValueError as exc:
         raise ctx.fail(f"{what}: bad dimension {clip(exc)!r} (a dimension is 0..2^40, ?, -1 or a..b)") from None
-    _check_count(ctx, shape, what)
+    if too_many:
+        raise ctx.fail(f"{what}: shape {clip(list(shape))} has too many elements")
     return shape
 
 
-def _check_count(ctx: _Context, dims: tuple[int, ...], what: str) -> None:
+def _too_many(dims: tuple[int, ...]) -> bool:
     count = 1
     for d in dims:
         count *= max(d, 1)
-    if count > MAX_ELEMENTS:
+    return count > MAX_ELEMENTS
+
+
+def _check_count(ctx: _Context, dims: tuple[int, ...], what: str) -> None:
+    if _too_many(dims):
         raise ctx.fail(f"{what}: shape {clip(list(dims))} has too many elements")
 
 
@@ -306,25 +313,34 @@ def _constant(ctx: _Context, node: Node, what: str) -> ConstantData:
     if missing:
         raise ctx.fail(f"{what}: Const <data> lacks {', '.join(missing)}")
     etype = node.outputs[0].element_type
-    shape = [d.strip() for d in node.attrs["shape"].split(",")]
-    if shape == [""]:
-        shape = []
-    numbers = [*shape, node.attrs["offset"].strip(), node.attrs["size"].strip()]
-    if not all(_UINT.fullmatch(n) and int(n) <= MAX_ELEMENTS for n in numbers):
+    dims = _const_dims(node.attrs["shape"])
+    if dims is None or not (_is_count(node.attrs["offset"].strip()) and _is_count(node.attrs["size"].strip())):
         raise ctx.fail(f"{what}: Const shape {clip(node.attrs['shape'])!r}, offset {clip(node.attrs['offset'])!r} "
                        f"and size {clip(node.attrs['size'])!r} must be non-negative integers")
-    dims = [int(d) for d in shape]
     if any(d > MAX_DIM for d in dims):
-        raise ctx.fail(f"{what}: Const shape {clip(dims)} has a dimension above 2^40")
-    _check_count(ctx, tuple(dims), what)
+        raise ctx.fail(f"{what}: Const shape {clip(list(dims))} has a dimension above 2^40")
+    _check_count(ctx, dims, what)
     offset, size = int(node.attrs["offset"]), int(node.attrs["size"])
     data = ConstantData(etype, dims, offset=offset, size=size)
     if size != etype.nbytes(data.count):
-        raise ctx.fail(f"{what}: Const size {size} does not match shape {dims} of {etype} "
+        raise ctx.fail(f"{what}: Const size {size} does not match shape {list(dims)} of {etype} "
                        f"({etype.nbytes(data.count)} bytes)")
     data.blob = _checked_blob(ctx, what, offset, size)
-    node.outputs[0].shape = tuple(dims)
+    node.outputs[0].shape = dims
     return data
+
+
+@functools.lru_cache(maxsize=4096)
+def _const_dims(spelled: str) -> tuple[int, ...] | None:
+    """A Const's `shape` attribute parsed (None: a part is not a count); constants repeat a few shapes."""
+    parts = [d.strip() for d in spelled.split(",")]
+    if parts == [""]:
+        return ()
+    return tuple(int(p) for p in parts) if all(_is_count(p) for p in parts) else None
+
+
+def _is_count(text: str) -> bool:
+    return _UINT.fullmatch(text) is not None and int(text) <= MAX_ELEMENTS
 
 
 def _checked_blob(ctx: _Context, what: str, offset: int, size: int) -> Blob:
