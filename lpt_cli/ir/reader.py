@@ -389,7 +389,7 @@ def _wire_edges(ctx: _Context, root: Any, layers: dict[str, _Layer]) -> None:
             expected = shapes[key]
         else:
             expected = shapes[key] = _shape(ctx, dims, f"layer {clip(dst)} '{clip(target.node.name)}'")
-        if not _compatible(source.shape, expected):
+        if source.shape != expected and not _compatible(source.shape, expected):
             raise ctx.fail(f"{_edge(src, sport, dst, dport)}: layer {clip(src)} '{clip(layers[src].node.name)}' produces shape "
                            f"{clip(list(source.shape or ()))}, the input port says {clip(list(expected or ()))}")
         target.fed[slot] = source
