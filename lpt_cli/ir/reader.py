@@ -29,7 +29,7 @@ from .graph import Graph, GraphError, Node, Shape
 
 SUPPORTED_VERSIONS = ("10", "11")
 FROM_IR_TYPE = {"Const": "Constant", "ReLU": "Relu", "PReLU": "PRelu", "SoftMax": "Softmax"}
-_LAYER_KEYS = ("id", "name", "type", "version")
+_LAYER_KEYS = frozenset({"id", "name", "type", "version"})
 _KNOWN_CHILDREN = ("data", "rt_info", "input", "output")
 _UINT = re.compile(r"[0-9]+")  # ASCII only: str.isdigit() and int() accept '²', '\u0661', '1_0'
 MAX_DIM = 2**40  # a dimension beyond any real tensor; keeps element counts inside int64
@@ -52,6 +52,22 @@ def regular_file_problem(path: Path) -> str | None:
              (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
     kind = next((name for test, name in kinds if test(mode)), "not a regular file")
     return f"is {kind}, not a regular file"
+
+
+class _LayerName:
+    """`layer ID 'NAME'` in a message, spelled (clipped) only when a message is made: clipping
+    every layer's id and name up front showed in profiles of reading."""
+
+    __slots__ = ("raw_id", "name")
+
+    def __init__(self, raw_id: str | None, name: str) -> None:
+        self.raw_id, self.name = raw_id, name
+
+    def __str__(self) -> str:
+        return f"layer {clip(self.raw_id)} '{clip(self.name)}'"
+
+
+Where = str | _LayerName  # what a message names
 
 
 @dataclass
@@ -83,7 +99,7 @@ class _Context:
     def fail(self, message: str) -> IRReadError:
         return IRReadError(f"{self.where}: {message}")
 
-    def blob(self, what: str) -> Blob:
+    def blob(self, what: Where) -> Blob:
         if self._blob is None:
             problem = regular_file_problem(self.bin_path)
             if problem is not None:
@@ -176,7 +192,7 @@ def _read_layer(ctx: _Context, element: Any, graph: Graph) -> _Layer:
     # children sorted in one pass (this loop is most of reading a large IR).
     attrib: dict[str, str] = dict(element.attrib)
     raw_id, name = attrib.get("id"), attrib.get("name", "")
-    what = f"layer {clip(raw_id)} '{clip(name)}'"
+    what = _LayerName(raw_id, name)
     if raw_id is None or not _UINT.fullmatch(raw_id) or int(raw_id) > MAX_ELEMENTS:
         raise ctx.fail(f"{what}: the layer id must be a non-negative integer")
     ir_type = attrib.get("type")
@@ -195,7 +211,8 @@ def _read_layer(ctx: _Context, element: Any, graph: Graph) -> _Layer:
     op_type = FROM_IR_TYPE.get(ir_type, ir_type)
     node = graph.add_node(op_type, attrs=attrs, version=attrib.get("version", ""), name=name,
                           node_id=int(raw_id))
-    node.xml_attrs = {k: v for k, v in attrib.items() if k not in _LAYER_KEYS}
+    if not attrib.keys() <= _LAYER_KEYS:  # most layers have no other attribute
+        node.xml_attrs = {k: v for k, v in attrib.items() if k not in _LAYER_KEYS}
     node.xml_rt_info = known.get("rt_info")
     node.xml_extra = extra
     layer = _Layer(node, _ports(ctx, known.get("input"), what), _ports(ctx, known.get("output"), what))
@@ -211,7 +228,7 @@ def _read_layer(ctx: _Context, element: Any, graph: Graph) -> _Layer:
     return layer
 
 
-def _check_arity(ctx: _Context, node: Node, inputs: int, outputs: int, what: str) -> None:
+def _check_arity(ctx: _Context, node: Node, inputs: int, outputs: int, what: Where) -> None:
     arity = expected_arity(node.type, node.version)
     if arity is None:
         return
@@ -226,7 +243,7 @@ def _spec(node: Node) -> str:
     return f"{node.type}-{node.version.removeprefix('opset')}"
 
 
-def _ports(ctx: _Context, parent: Any, what: str) -> list[_Port]:
+def _ports(ctx: _Context, parent: Any, what: Where) -> list[_Port]:
     if parent is None:
         return []
     ports = []
@@ -249,7 +266,7 @@ def _ports(ctx: _Context, parent: Any, what: str) -> list[_Port]:
 _TYPE_ATTRIBUTE = {"Constant": "element_type", "Parameter": "element_type", "Convert": "destination_type"}
 
 
-def _output_type(ctx: _Context, node: Node, port: _Port, what: str) -> ElementType:
+def _output_type(ctx: _Context, node: Node, port: _Port, what: Where) -> ElementType:
     """Const and Parameter declare their type in <data>, Convert its destination_type (OpenVINO
     ignores a port precision that says otherwise); other layers on the port."""
     key = _TYPE_ATTRIBUTE.get(node.type)
@@ -284,7 +301,7 @@ def _dims(spelled: tuple[str, ...]) -> tuple[tuple[int, ...], bool]:
     return shape, _too_many(shape)
 
 
-def _shape(ctx: _Context, dims: list[str] | None, what: str) -> Shape:
+def _shape(ctx: _Context, dims: list[str] | None, what: Where) -> Shape:
     try:
         shape, too_many = _dims(tuple(dims)) if dims else ((), False)
     except ValueError as exc:
@@ -301,12 +318,12 @@ def _too_many(dims: tuple[int, ...]) -> bool:
     return count > MAX_ELEMENTS
 
 
-def _check_count(ctx: _Context, dims: tuple[int, ...], what: str) -> None:
+def _check_count(ctx: _Context, dims: tuple[int, ...], what: Where) -> None:
     if _too_many(dims):
         raise ctx.fail(f"{what}: shape {clip(list(dims))} has too many elements")
 
 
-def _constant(ctx: _Context, node: Node, what: str) -> ConstantData:
+def _constant(ctx: _Context, node: Node, what: Where) -> ConstantData:
     if len(node.outputs) != 1:
         raise ctx.fail(f"{what}: a Const needs exactly one output port")
     missing = [k for k in ("element_type", "shape", "offset", "size") if k not in node.attrs]
@@ -343,7 +360,7 @@ def _is_count(text: str) -> bool:
     return _UINT.fullmatch(text) is not None and int(text) <= MAX_ELEMENTS
 
 
-def _checked_blob(ctx: _Context, what: str, offset: int, size: int) -> Blob:
+def _checked_blob(ctx: _Context, what: Where, offset: int, size: int) -> Blob:
     blob = ctx.blob(what)
     if offset + size > blob.size:
         raise ctx.fail(f"{what}: Const offset {offset}+{size} is outside {ctx.bin_path.name} "
@@ -351,7 +368,7 @@ def _checked_blob(ctx: _Context, what: str, offset: int, size: int) -> Blob:
     return blob
 
 
-def _check_body_constants(ctx: _Context, extra: Any, what: str) -> None:
+def _check_body_constants(ctx: _Context, extra: Any, what: Where) -> None:
     """Sub-graph bodies stay opaque, but their constants must lie inside the .bin too."""
     for layer in extra.iter("layer"):
         if layer.get("type") != "Const":
