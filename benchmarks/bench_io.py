@@ -1,24 +1,35 @@
 """IR read+write speed and peak memory: lpt's reader/writer against OpenVINO's, same file.
 
 Usage: python benchmarks/bench_io.py [--model MODEL.xml] [--repeat 3]
+       python benchmarks/bench_io.py --split [MODEL.xml ...]
 
 Without --model it builds (once) a ResNet-50-shaped quantized IR in fixtures/cache/:
 53 convolutions with i8 weights (Constant -> Convert -> Multiply) and a FakeQuantize on
 every convolution input (~25 MB .bin). Each side runs in a fresh subprocess so its peak
 RSS (ru_maxrss) is its own. Targets: time <= 3x OpenVINO's, peak RSS <= .bin + 150 MB.
+
+--split times, in this process, the parts of `lpt transform` that are I/O: read_ir, the
+runtime dialect's legalize_for_runtime, writing the legalized graph, and write_ir as a whole
+(both), against a plain copy of the .bin (default models: the full ResNet-50 and BERT-base
+fixtures). CPU time, best of --repeat (default 7 here): other load on the machine inflates
+wall time more. Outputs are removed between runs, as `lpt transform` writes new files.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
-CACHE = Path(__file__).resolve().parent.parent / "fixtures" / "cache"
+ROOT = Path(__file__).resolve().parent.parent
+CACHE = ROOT / "fixtures" / "cache"
 STAGES = [(64, 3, 1), (128, 4, 2), (256, 6, 2), (512, 3, 2)]  # width, blocks, first stride
 
 
@@ -86,15 +97,72 @@ def _measure(side: str, model: Path, repeat: int) -> dict[str, float]:
     return best
 
 
+def _cpu_best(repeat: int, run: Callable[[], object], before: Callable[[], object] = lambda: None) -> float:
+    """Fewest CPU seconds (user + system, this process) of `run`, `before` untimed each time."""
+    best = float("inf")
+    for _ in range(repeat):
+        before()
+        started = time.process_time()
+        run()
+        best = min(best, time.process_time() - started)
+    return best
+
+
+def split(models: list[Path], repeat: int) -> None:
+    """read / legalize / write / write_ir / copy of the .bin, per model (see the module doc)."""
+    print(f"in-process CPU seconds, best of {repeat} (load average {os.getloadavg()[0]:.2f})")
+    with tempfile.TemporaryDirectory(prefix="bench_io_") as name:
+        for model in models:
+            _split_one(model, Path(name) / "out.xml", repeat)
+
+
+def _split_one(model: Path, out: Path, repeat: int) -> None:
+    from lpt_cli.ir.legalize import legalize_for_runtime
+    from lpt_cli.ir.reader import read_ir
+    from lpt_cli.ir.writer import write_ir
+    from lpt_cli.lpt.engine.config import load_config
+    from lpt_cli.lpt.engine.pipeline import run_pipeline
+
+    def clean() -> None:
+        for path in (out, out.with_suffix(".bin")):
+            path.unlink(missing_ok=True)
+
+    read = _cpu_best(repeat, lambda: read_ir(model))
+    graph = read_ir(model)
+    run_pipeline(graph, load_config("cpu"))
+    legalize = _cpu_best(repeat, lambda: legalize_for_runtime(graph))
+    legal = legalize_for_runtime(graph)
+    write = _cpu_best(repeat, lambda: write_ir(legal, out, dialect="lowp"), clean)
+    whole = _cpu_best(repeat, lambda: write_ir(graph, out), clean)
+    copy = _cpu_best(repeat, lambda: shutil.copyfile(model.with_suffix(".bin"), out.with_suffix(".bin")), clean)
+    clean()
+    bin_mb = model.with_suffix(".bin").stat().st_size / 2**20
+    print(f"{model.name} (.bin {bin_mb:.1f} MB): read_ir {read:.3f} s, legalize {legalize:.3f} s, "
+          f"writing {write:.3f} s, write_ir {whole:.3f} s = {whole / copy:.1f}x copy of the .bin {copy:.3f} s")
+
+
+def _full_fixtures() -> list[Path]:
+    sys.path.insert(0, str(ROOT / "fixtures"))
+    import generate
+
+    return [Path(generate.ensure_model(name, "full")) for name in ("resnet", "transformer")]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", type=Path, help="IR .xml to measure (default: build ResNet-50 int8)")
-    parser.add_argument("--repeat", type=int, default=3, help="runs per side; the fastest counts")
+    parser.add_argument("--repeat", type=int, help="runs per figure; the fastest counts (default 3, --split 7)")
+    parser.add_argument("--split", nargs="*", type=Path, metavar="MODEL",
+                        help="time read / legalize / write in-process (default: full ResNet-50 and BERT-base)")
     parser.add_argument("--child", nargs=3, metavar=("SIDE", "MODEL", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         _child(*args.child)
         return
+    if args.split is not None:
+        split(args.split or _full_fixtures(), args.repeat or 7)
+        return
+    args.repeat = args.repeat or 3
     model = args.model or CACHE / "resnet50_int8.xml"
     if not model.is_file():
         print(f"building {model} ...", file=sys.stderr)

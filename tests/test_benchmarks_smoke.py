@@ -1,5 +1,5 @@
 """The benchmark scripts still run, as subprocesses: bench_transform's and bench_scaling's
-quick scaling sections, bench_pipeline on a small IR, and bench_process on a small IR. All are marked
+quick scaling sections, bench_pipeline, bench_process and bench_io --split on a small IR. All are marked
 slow: each builds models of thousands of nodes or compiles with OpenVINO, and none checks lpt's behaviour.
 
 No timing is asserted (the figures depend on machine load); only that each exits 0 and
@@ -59,3 +59,13 @@ def test_bench_pipeline_runs_on_a_given_ir() -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     rows = [line.split() for line in done.stdout.splitlines() if line.startswith("resnet.xml")]
     assert len(rows) == 1 and rows[0][1] == "this" and len(rows[0]) == 5  # process, first, warm
+
+
+def test_bench_io_split_runs_on_a_given_ir() -> None:
+    script = BENCH.with_name("bench_io.py")
+    model = BENCH.parents[1] / "fixtures" / "models" / "resnet.xml"
+    done = subprocess.run([sys.executable, str(script), "--split", str(model), "--repeat", "1"],
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = [line for line in done.stdout.splitlines() if line.startswith("resnet.xml")]
+    assert len(rows) == 1 and all(part in rows[0] for part in ("read_ir", "legalize", "write_ir", "copy of the .bin"))

@@ -35,6 +35,12 @@ def _broadcast(shapes: list[Shape]) -> Shape | str:
     if len(ranked) != len(shapes):
         return None
     rank = max(len(s) for s in ranked)
+    # The common cases, what the loop below gives too: equal shapes, or one shape and 1s (a
+    # scale, an interval of a FakeQuantize).
+    varying = [s for s in ranked if s.count(1) != len(s)]
+    if all(s == varying[0] for s in varying):
+        base = tuple(varying[0]) if varying else ()
+        return (1,) * (rank - len(base)) + base
     result = []
     for axis in range(rank):
         dims = [s[axis - rank + len(s)] for s in ranked if axis - rank + len(s) >= 0]

@@ -12,6 +12,7 @@ Data-movement ops keep their integer types: the plugin runs them on u8 as they a
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -112,25 +113,33 @@ class FusedDequantization:
 def legalize_for_runtime(graph: Graph) -> Graph:
     """A copy of `graph` in which every op is one stock OpenVINO accepts, same math."""
     g = copy_graph(graph)
-    for node in list(g.topological_order()):
-        if node.alive and FUSED_DEQUANTIZATION in node.annotations:
+    for node in _in_order(g, lambda n: FUSED_DEQUANTIZATION in n.annotations):
+        if node.alive:
             _unfuse_dequantization(g, node)
     for node in g.topological_order():
         if _needs_float(node):
             _relax(g, node)
-    for node in list(g.topological_order()):
-        if node.alive and MAT_MUL_ZERO_POINT in node.annotations:
+    for node in _in_order(g, lambda n: MAT_MUL_ZERO_POINT in n.annotations):
+        if node.alive:
             _zero_point_before_mat_mul(g, node)
-    for node in list(g.topological_order()):
-        if node.alive and SWAPPED_ADD in node.annotations:
+    for node in _in_order(g, lambda n: SWAPPED_ADD in n.annotations):
+        if node.alive:
             _unswap_add(g, node)
-    for node in list(g.topological_order()):
-        if node.alive and node.type == "MatMul":
+    for node in _in_order(g, lambda n: n.type == "MatMul"):
+        if node.alive:
             _scale_onto_weights(g, node)
     _name_fused_mat_muls(g)
     _name_dequantization_copies(g)
     _name_kernels_as_layers(g)
     return g
+
+
+def _in_order(g: Graph, wanted: Callable[[Node], bool]) -> list[Node]:
+    """The `wanted` nodes, producers first. Each rule rewrites a few kinds of node, often none:
+    sorting the whole graph only when one is there saved most of legalizing's time."""
+    if not any(wanted(node) for node in g.nodes.values()):
+        return []
+    return [node for node in g.topological_order() if wanted(node)]
 
 
 def _unfuse_dequantization(g: Graph, fake_quantize: Node) -> None:
@@ -179,9 +188,9 @@ def _name_fused_mat_muls(g: Graph) -> None:
     """A MatMul that absorbed the Multiply after it (MatMulMultiplyFusion) takes that Multiply's
     name, as the plugin names it when it fuses the original: the kernel keeps the name
     benchmark_app -pc shows for the original model (`scale_27`, not `scores_25`)."""
-    for node in list(g.topological_order()):
-        name = node.annotations.get(FUSED_MULTIPLY_NAME)
-        if node.type != "MatMul" or name is None or g.unique_name(name) != name:  # taken: keep its own
+    for node in _in_order(g, lambda n: n.type == "MatMul" and FUSED_MULTIPLY_NAME in n.annotations):
+        name = node.annotations[FUSED_MULTIPLY_NAME]
+        if g.unique_name(name) != name:  # taken: keep its own
             continue
         for user in node.outputs[0].consumers():
             if user.node.name == f"{node.name}{_DEQUANTIZATION_MULTIPLY}":
@@ -380,6 +389,8 @@ def _name_dequantization_copies(g: Graph) -> None:
     a residual Add and three FakeQuantizes): the FullyConnected kernels were `Multiply_376` and
     `Multiply_376_0`; with this naming `<MatMul>/DequantizationMultiply_1` and `..._1_0`.
     """
+    if not any(node.type == "Multiply" and _ANONYMOUS.fullmatch(node.name) for node in g.nodes.values()):
+        return  # renaming only ever takes such a name away
     for node in list(g.topological_order()):
         for out in node.outputs:
             scales = [use.node for use in out.uses if use.node.type == "Multiply"
@@ -401,9 +412,7 @@ def _name_kernels_as_layers(g: Graph) -> None:
     model and `conv_2/DequantizationMultiply` for lpt's; with this naming, `conv_2` for both.
     The same for a MatMul of two activations (an attention score), not for one on weights.
     """
-    for node in list(g.topological_order()):
-        if node.type not in _SCALED_KERNELS or len(node.outputs) != 1:
-            continue
+    for node in _in_order(g, lambda n: n.type in _SCALED_KERNELS and len(n.outputs) == 1):
         if node.type == "MatMul" and not g.has_upstream(node.input_node(1), _DATA_SOURCES):
             continue  # weights: a FullyConnected kernel
         users = node.outputs[0].consumers()

@@ -10,6 +10,7 @@ bodies, port maps, unknown layer attributes) is kept as opaque XML for the write
 from __future__ import annotations
 
 import functools
+import gc
 import os
 import re
 import stat
@@ -28,7 +29,7 @@ from .graph import Graph, GraphError, Node, Shape
 
 SUPPORTED_VERSIONS = ("10", "11")
 FROM_IR_TYPE = {"Const": "Constant", "ReLU": "Relu", "PReLU": "PRelu", "SoftMax": "Softmax"}
-_LAYER_KEYS = ("id", "name", "type", "version")
+_LAYER_KEYS = frozenset({"id", "name", "type", "version"})
 _KNOWN_CHILDREN = ("data", "rt_info", "input", "output")
 _UINT = re.compile(r"[0-9]+")  # ASCII only: str.isdigit() and int() accept '²', '\u0661', '1_0'
 MAX_DIM = 2**40  # a dimension beyond any real tensor; keeps element counts inside int64
@@ -51,6 +52,22 @@ def regular_file_problem(path: Path) -> str | None:
              (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
     kind = next((name for test, name in kinds if test(mode)), "not a regular file")
     return f"is {kind}, not a regular file"
+
+
+class _LayerName:
+    """`layer ID 'NAME'` in a message, spelled (clipped) only when a message is made: clipping
+    every layer's id and name up front showed in profiles of reading."""
+
+    __slots__ = ("raw_id", "name")
+
+    def __init__(self, raw_id: str | None, name: str) -> None:
+        self.raw_id, self.name = raw_id, name
+
+    def __str__(self) -> str:
+        return f"layer {clip(self.raw_id)} '{clip(self.name)}'"
+
+
+Where = str | _LayerName  # what a message names
 
 
 @dataclass
@@ -82,7 +99,7 @@ class _Context:
     def fail(self, message: str) -> IRReadError:
         return IRReadError(f"{self.where}: {message}")
 
-    def blob(self, what: str) -> Blob:
+    def blob(self, what: Where) -> Blob:
         if self._blob is None:
             problem = regular_file_problem(self.bin_path)
             if problem is not None:
@@ -95,8 +112,20 @@ class _Context:
 
 
 def read_ir(xml_path: str | Path) -> Graph:
-    """Reads `xml_path` and the .bin of the same stem into a Graph (constants stay mapped)."""
-    ctx = _Context(Path(xml_path))
+    """Reads `xml_path` and the .bin of the same stem into a Graph (constants stay mapped).
+
+    The cycle collector is paused meanwhile: reading makes tens of thousands of objects that
+    all live on and no cyclic garbage, and its passes over them took ~10% of reading."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _read(_Context(Path(xml_path)))
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _read(ctx: _Context) -> Graph:
     root = _parse_xml(ctx)
     graph = Graph(root.get("name") or ctx.xml_path.stem)
     graph.source = str(ctx.xml_path)
@@ -163,7 +192,7 @@ def _read_layer(ctx: _Context, element: Any, graph: Graph) -> _Layer:
     # children sorted in one pass (this loop is most of reading a large IR).
     attrib: dict[str, str] = dict(element.attrib)
     raw_id, name = attrib.get("id"), attrib.get("name", "")
-    what = f"layer {clip(raw_id)} '{clip(name)}'"
+    what = _LayerName(raw_id, name)
     if raw_id is None or not _UINT.fullmatch(raw_id) or int(raw_id) > MAX_ELEMENTS:
         raise ctx.fail(f"{what}: the layer id must be a non-negative integer")
     ir_type = attrib.get("type")
@@ -182,7 +211,8 @@ def _read_layer(ctx: _Context, element: Any, graph: Graph) -> _Layer:
     op_type = FROM_IR_TYPE.get(ir_type, ir_type)
     node = graph.add_node(op_type, attrs=attrs, version=attrib.get("version", ""), name=name,
                           node_id=int(raw_id))
-    node.xml_attrs = {k: v for k, v in attrib.items() if k not in _LAYER_KEYS}
+    if not attrib.keys() <= _LAYER_KEYS:  # most layers have no other attribute
+        node.xml_attrs = {k: v for k, v in attrib.items() if k not in _LAYER_KEYS}
     node.xml_rt_info = known.get("rt_info")
     node.xml_extra = extra
     layer = _Layer(node, _ports(ctx, known.get("input"), what), _ports(ctx, known.get("output"), what))
@@ -198,19 +228,22 @@ def _read_layer(ctx: _Context, element: Any, graph: Graph) -> _Layer:
     return layer
 
 
-def _check_arity(ctx: _Context, node: Node, inputs: int, outputs: int, what: str) -> None:
+def _check_arity(ctx: _Context, node: Node, inputs: int, outputs: int, what: Where) -> None:
     arity = expected_arity(node.type, node.version)
     if arity is None:
         return
     in_min, in_max, out_min, out_max = arity
-    spec = f"{node.type}-{node.version.removeprefix('opset')}"
     if not in_min <= inputs <= (inputs if in_max is None else in_max):
-        raise ctx.fail(f"{what}: {spec} takes {describe(in_min, in_max, 'input')}, the layer has {inputs}")
+        raise ctx.fail(f"{what}: {_spec(node)} takes {describe(in_min, in_max, 'input')}, the layer has {inputs}")
     if not out_min <= outputs <= (outputs if out_max is None else out_max):
-        raise ctx.fail(f"{what}: {spec} has {describe(out_min, out_max, 'output')}, the layer has {outputs}")
+        raise ctx.fail(f"{what}: {_spec(node)} has {describe(out_min, out_max, 'output')}, the layer has {outputs}")
 
 
-def _ports(ctx: _Context, parent: Any, what: str) -> list[_Port]:
+def _spec(node: Node) -> str:
+    return f"{node.type}-{node.version.removeprefix('opset')}"
+
+
+def _ports(ctx: _Context, parent: Any, what: Where) -> list[_Port]:
     if parent is None:
         return []
     ports = []
@@ -230,10 +263,13 @@ def _ports(ctx: _Context, parent: Any, what: str) -> list[_Port]:
     return ports
 
 
-def _output_type(ctx: _Context, node: Node, port: _Port, what: str) -> ElementType:
+_TYPE_ATTRIBUTE = {"Constant": "element_type", "Parameter": "element_type", "Convert": "destination_type"}
+
+
+def _output_type(ctx: _Context, node: Node, port: _Port, what: Where) -> ElementType:
     """Const and Parameter declare their type in <data>, Convert its destination_type (OpenVINO
     ignores a port precision that says otherwise); other layers on the port."""
-    key = {"Constant": "element_type", "Parameter": "element_type", "Convert": "destination_type"}.get(node.type)
+    key = _TYPE_ATTRIBUTE.get(node.type)
     spelled = node.attrs.get(key) if key else None
     spelled = spelled or port.precision
     if spelled is None:
@@ -258,57 +294,73 @@ def _dim(text: str) -> int:
 
 
 @functools.lru_cache(maxsize=4096)
-def _dims(spelled: tuple[str, ...]) -> tuple[int, ...]:
-    """A port's dims parsed (ValueError: the bad one); models repeat a few shapes many times."""
-    return tuple(_dim(d) for d in spelled)
+def _dims(spelled: tuple[str, ...]) -> tuple[tuple[int, ...], bool]:
+    """A port's dims parsed (ValueError: the bad one) and whether they hold too many elements;
+    models repeat a few shapes many times."""
+    shape = tuple(_dim(d) for d in spelled)
+    return shape, _too_many(shape)
 
 
-def _shape(ctx: _Context, dims: list[str] | None, what: str) -> Shape:
+def _shape(ctx: _Context, dims: list[str] | None, what: Where) -> Shape:
     try:
-        shape = _dims(tuple(dims)) if dims else ()
+        shape, too_many = _dims(tuple(dims)) if dims else ((), False)
     except ValueError as exc:
         raise ctx.fail(f"{what}: bad dimension {clip(exc)!r} (a dimension is 0..2^40, ?, -1 or a..b)") from None
-    _check_count(ctx, shape, what)
+    if too_many:
+        raise ctx.fail(f"{what}: shape {clip(list(shape))} has too many elements")
     return shape
 
 
-def _check_count(ctx: _Context, dims: tuple[int, ...], what: str) -> None:
+def _too_many(dims: tuple[int, ...]) -> bool:
     count = 1
     for d in dims:
         count *= max(d, 1)
-    if count > MAX_ELEMENTS:
+    return count > MAX_ELEMENTS
+
+
+def _check_count(ctx: _Context, dims: tuple[int, ...], what: Where) -> None:
+    if _too_many(dims):
         raise ctx.fail(f"{what}: shape {clip(list(dims))} has too many elements")
 
 
-def _constant(ctx: _Context, node: Node, what: str) -> ConstantData:
+def _constant(ctx: _Context, node: Node, what: Where) -> ConstantData:
     if len(node.outputs) != 1:
         raise ctx.fail(f"{what}: a Const needs exactly one output port")
     missing = [k for k in ("element_type", "shape", "offset", "size") if k not in node.attrs]
     if missing:
         raise ctx.fail(f"{what}: Const <data> lacks {', '.join(missing)}")
     etype = node.outputs[0].element_type
-    shape = [d.strip() for d in node.attrs["shape"].split(",")]
-    if shape == [""]:
-        shape = []
-    numbers = [*shape, node.attrs["offset"].strip(), node.attrs["size"].strip()]
-    if not all(_UINT.fullmatch(n) and int(n) <= MAX_ELEMENTS for n in numbers):
+    dims = _const_dims(node.attrs["shape"])
+    if dims is None or not (_is_count(node.attrs["offset"].strip()) and _is_count(node.attrs["size"].strip())):
         raise ctx.fail(f"{what}: Const shape {clip(node.attrs['shape'])!r}, offset {clip(node.attrs['offset'])!r} "
                        f"and size {clip(node.attrs['size'])!r} must be non-negative integers")
-    dims = [int(d) for d in shape]
     if any(d > MAX_DIM for d in dims):
-        raise ctx.fail(f"{what}: Const shape {clip(dims)} has a dimension above 2^40")
-    _check_count(ctx, tuple(dims), what)
+        raise ctx.fail(f"{what}: Const shape {clip(list(dims))} has a dimension above 2^40")
+    _check_count(ctx, dims, what)
     offset, size = int(node.attrs["offset"]), int(node.attrs["size"])
     data = ConstantData(etype, dims, offset=offset, size=size)
     if size != etype.nbytes(data.count):
-        raise ctx.fail(f"{what}: Const size {size} does not match shape {dims} of {etype} "
+        raise ctx.fail(f"{what}: Const size {size} does not match shape {list(dims)} of {etype} "
                        f"({etype.nbytes(data.count)} bytes)")
     data.blob = _checked_blob(ctx, what, offset, size)
-    node.outputs[0].shape = tuple(dims)
+    node.outputs[0].shape = dims
     return data
 
 
-def _checked_blob(ctx: _Context, what: str, offset: int, size: int) -> Blob:
+@functools.lru_cache(maxsize=4096)
+def _const_dims(spelled: str) -> tuple[int, ...] | None:
+    """A Const's `shape` attribute parsed (None: a part is not a count); constants repeat a few shapes."""
+    parts = [d.strip() for d in spelled.split(",")]
+    if parts == [""]:
+        return ()
+    return tuple(int(p) for p in parts) if all(_is_count(p) for p in parts) else None
+
+
+def _is_count(text: str) -> bool:
+    return _UINT.fullmatch(text) is not None and int(text) <= MAX_ELEMENTS
+
+
+def _checked_blob(ctx: _Context, what: Where, offset: int, size: int) -> Blob:
     blob = ctx.blob(what)
     if offset + size > blob.size:
         raise ctx.fail(f"{what}: Const offset {offset}+{size} is outside {ctx.bin_path.name} "
@@ -316,7 +368,7 @@ def _checked_blob(ctx: _Context, what: str, offset: int, size: int) -> Blob:
     return blob
 
 
-def _check_body_constants(ctx: _Context, extra: Any, what: str) -> None:
+def _check_body_constants(ctx: _Context, extra: Any, what: Where) -> None:
     """Sub-graph bodies stay opaque, but their constants must lie inside the .bin too."""
     for layer in extra.iter("layer"):
         if layer.get("type") != "Const":
@@ -338,19 +390,15 @@ def _wire_edges(ctx: _Context, root: Any, layers: dict[str, _Layer]) -> None:
     edges = root.find("edges")
     shapes: dict[tuple[str, ...], Shape] = {}  # an edge's port dims, parsed once per spelling
     for edge in (edges if edges is not None else ()):
-        src, sport, dst, dport = (edge.get(k) for k in ("from-layer", "from-port", "to-layer", "to-port"))
-        what = f"edge {clip(src)}:{clip(sport)} -> {clip(dst)}:{clip(dport)}"
-        for lid in (src, dst):
-            if lid not in layers:
-                raise ctx.fail(f"{what}: no layer with id {clip(lid)}")
-        if sport not in out_index[src]:
-            raise ctx.fail(f"{what}: layer {clip(src)} '{clip(layers[src].node.name)}' has no output port {clip(sport)}")
-        if dport not in in_index[dst]:
-            raise ctx.fail(f"{what}: layer {clip(dst)} '{clip(layers[dst].node.name)}' has no input port {clip(dport)}")
+        attrib = edge.attrib
+        src, sport, dst, dport = attrib.get("from-layer"), attrib.get("from-port"), attrib.get("to-layer"), attrib.get("to-port")
+        if src not in layers or dst not in layers or sport not in out_index[src] or dport not in in_index[dst]:
+            raise ctx.fail(_edge_problem(src, sport, dst, dport, layers, in_index, out_index))
         target = layers[dst]
         slot = in_index[dst][dport]
         if target.fed[slot] is not None:
-            raise ctx.fail(f"{what}: input port {dport} of layer {dst} '{clip(target.node.name)}' is fed twice")
+            raise ctx.fail(f"{_edge(src, sport, dst, dport)}: input port {dport} of layer {dst} "
+                           f"'{clip(target.node.name)}' is fed twice")
         source = layers[src].node.outputs[out_index[src][sport]]
         dims = target.inputs[slot].dims
         key = tuple(dims) if dims else ()
@@ -358,8 +406,8 @@ def _wire_edges(ctx: _Context, root: Any, layers: dict[str, _Layer]) -> None:
             expected = shapes[key]
         else:
             expected = shapes[key] = _shape(ctx, dims, f"layer {clip(dst)} '{clip(target.node.name)}'")
-        if not _compatible(source.shape, expected):
-            raise ctx.fail(f"{what}: layer {clip(src)} '{clip(layers[src].node.name)}' produces shape "
+        if source.shape != expected and not _compatible(source.shape, expected):
+            raise ctx.fail(f"{_edge(src, sport, dst, dport)}: layer {clip(src)} '{clip(layers[src].node.name)}' produces shape "
                            f"{clip(list(source.shape or ()))}, the input port says {clip(list(expected or ()))}")
         target.fed[slot] = source
     for lid, layer in layers.items():
@@ -367,6 +415,25 @@ def _wire_edges(ctx: _Context, root: Any, layers: dict[str, _Layer]) -> None:
             if source is None:
                 raise ctx.fail(f"layer {clip(lid)} '{clip(layer.node.name)}': input port {clip(layer.inputs[slot].pid)} "
                                "is not connected")
+
+
+def _edge(src: str | None, sport: str | None, dst: str | None, dport: str | None) -> str:
+    """An edge as messages name it (made only for a message: clipping every edge showed in profiles)."""
+    return f"edge {clip(src)}:{clip(sport)} -> {clip(dst)}:{clip(dport)}"
+
+
+def _edge_problem(src: str | None, sport: str | None, dst: str | None, dport: str | None,
+                  layers: dict[str, _Layer], in_index: dict[str, dict[str, int]],
+                  out_index: dict[str, dict[str, int]]) -> str:
+    """Why an edge names no existing ports: the first missing layer or port."""
+    what = _edge(src, sport, dst, dport)
+    for lid in (src, dst):
+        if lid not in layers:
+            return f"{what}: no layer with id {clip(lid)}"
+    assert src is not None and dst is not None
+    if sport not in out_index[src]:
+        return f"{what}: layer {clip(src)} '{clip(layers[src].node.name)}' has no output port {clip(sport)}"
+    return f"{what}: layer {clip(dst)} '{clip(layers[dst].node.name)}' has no input port {clip(dport)}"
 
 
 def _compatible(a: Shape, b: Shape) -> bool:

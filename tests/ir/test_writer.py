@@ -1,6 +1,7 @@
 """Writer guarantees: lazy constants stay undecoded, blobs stored once, atomic, input protected."""
 from __future__ import annotations
 
+import mmap
 from pathlib import Path
 
 import numpy as np
@@ -8,11 +9,11 @@ import pytest
 
 from ir_models import conv_fq_model
 from lpt_cli.errors import IRWriteError, LptError
-from lpt_cli.ir.constant import ConstantData
+from lpt_cli.ir.constant import Blob, ConstantData
 from lpt_cli.ir.eltypes import element_type
 from lpt_cli.ir.graph import Graph
 from lpt_cli.ir.reader import read_ir
-from lpt_cli.ir.writer import write_ir
+from lpt_cli.ir.writer import _BinWriter, write_ir
 
 
 @pytest.mark.parametrize("dialect", ["lowp", "runtime"])
@@ -87,3 +88,22 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def test_copied_ranges_keep_their_bytes_wherever_they_land(tmp_path: Path) -> None:
+    # A range whose output offset is shifted within its pages goes another way (pwrite from the
+    # map) than one that lines up with its pages (copy_file_range): both must copy exactly.
+    source = tmp_path / "in.bin"
+    payload = np.random.default_rng(0).integers(0, 256, 5 * mmap.PAGESIZE, dtype=np.uint8).tobytes()
+    source.write_bytes(payload)
+    blob = Blob(source)
+    with open(tmp_path / "out.bin", "w+b") as out:
+        bins = _BinWriter(out.fileno())
+        assert bins.add_bytes(b"abc") == (0, 3)
+        shifted = bins.add_slice(blob, 0, 2 * mmap.PAGESIZE + 5)
+        aligned_at = 3 + 2 * mmap.PAGESIZE + 5
+        aligned = bins.add_slice(blob, aligned_at % mmap.PAGESIZE + mmap.PAGESIZE, 2 * mmap.PAGESIZE)
+    written = (tmp_path / "out.bin").read_bytes()
+    assert shifted == (3, 2 * mmap.PAGESIZE + 5) and aligned == (aligned_at, 2 * mmap.PAGESIZE)
+    assert written == b"abc" + payload[:2 * mmap.PAGESIZE + 5] + payload[
+        aligned_at % mmap.PAGESIZE + mmap.PAGESIZE:aligned_at % mmap.PAGESIZE + 3 * mmap.PAGESIZE]
