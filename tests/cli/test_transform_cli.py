@@ -1,6 +1,7 @@
 """`lpt transform` on bad input: one clear line on stderr, exit 2, no output, input untouched."""
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -122,6 +123,45 @@ def test_console_entry_reports_bad_input_in_a_subprocess(tmp_path: Path) -> None
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("lpt: error: ")
     assert not (tmp_path / "tiny_lpt.xml").exists()
+
+
+def _imported(stderr: str) -> set[str]:
+    """The modules a `python -X importtime` process imported, from the table on its stderr."""
+    return {line.rsplit("|", 1)[1].strip() for line in stderr.splitlines() if line.startswith("import time:")}
+
+
+@pytest.mark.parametrize("args", [["--help"], ["transform", "--help"]])
+def test_help_loads_no_command_stack(tmp_path: Path, args: list[str]) -> None:
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "lpt_cli", *args], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "Usage: " in done.stdout
+    assert _imported(done.stderr) & {"numpy", "lxml", "yaml", "rich", "openvino"} == set()
+
+
+@pytest.mark.parametrize("config", ["cpu", "gpu", "default"])
+def test_quiet_transform_process_loads_no_yaml_rich_or_openvino(tmp_path: Path, config: str) -> None:
+    """A built-in profile is read without PyYAML and -q prints nothing (no rich); the process ends
+    without interpreter teardown, so its exit code and output must still be complete."""
+    model = make_model(tmp_path)
+    out = tmp_path / "out" / "tiny_int8.xml"
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "lpt_cli", "transform", str(model),
+                           "--config", config, "-o", str(out), "-q"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == ""
+    imported = _imported(done.stderr)
+    assert "lpt_cli.api" in imported
+    assert imported & {"yaml", "rich", "openvino"} == set()
+    assert out.read_text().rstrip().endswith("</net>") and out.with_suffix(".bin").stat().st_size == 24
+
+
+def test_json_summary_is_complete_on_a_buffered_pipe(tmp_path: Path) -> None:
+    """stdout to a pipe is block-buffered: what the process prints is flushed before it exits."""
+    model = make_model(tmp_path)
+    done = _run_lpt(["transform", str(model), "--format", "json", "-o", str(tmp_path / "o.xml")], tmp_path,
+                    PYTHONUNBUFFERED="")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["output"] == str(tmp_path / "o.xml")
 
 
 def test_refuses_to_overwrite_the_input(tmp_path: Path) -> None:
