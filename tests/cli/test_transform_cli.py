@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -162,6 +163,23 @@ def test_json_summary_is_complete_on_a_buffered_pipe(tmp_path: Path) -> None:
                     PYTHONUNBUFFERED="")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["output"] == str(tmp_path / "o.xml")
+
+
+def test_summary_says_the_same_with_and_without_rich(tmp_path: Path) -> None:
+    """Off a terminal the summary is printed without rich; FORCE_COLOR sends it through rich
+    (bold paths, a spinner): the same lines either way."""
+    model, out = make_model(tmp_path), tmp_path / "out.xml"
+    plain = CliRunner().invoke(main, ["transform", str(model), "-o", str(out)])
+    styled = CliRunner().invoke(main, ["transform", str(model), "-o", str(out)], env={"FORCE_COLOR": "1", "COLUMNS": "500"})
+    assert plain.exit_code == styled.exit_code == 0, plain.output + styled.output
+    assert "\x1b" not in plain.stderr and f"\x1b[1m{out}\x1b[0m" in styled.stderr
+
+    def summary(stderr: str) -> list[str]:
+        text = re.sub(r"\d+\.\d+ s\)", "N s)", re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", stderr))
+        return text.splitlines()[-4:]
+
+    assert summary(plain.stderr)[0] == f"{model} -> {out} (runtime dialect, N s)"
+    assert summary(styled.stderr) == summary(plain.stderr)
 
 
 def test_refuses_to_overwrite_the_input(tmp_path: Path) -> None:
