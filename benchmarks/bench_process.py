@@ -7,8 +7,9 @@ Sections, each printing its figures and the target as a ratio measured in the sa
              without PYTHONDONTWRITEBYTECODE=1 (target: within 0.15 s)
   transform  the `lpt transform --quiet` process (a fresh interpreter: startup, imports, read,
              pipeline, write) against `core.compile_model(xml, "CPU")` in a warm process
-             (target <= 0.5x), for each IR given, by default the full-size ResNet-50 and
-             BERT-base-like fixtures (built into fixtures/cache on first use)
+             (target <= 0.5x), and the process printing its summary, for each IR given, by
+             default the full-size ResNet-50 and BERT-base-like fixtures (built into
+             fixtures/cache on first use)
   write      write_ir of the transformed graph against a plain copy of the input .bin (target <= 2x)
   memory     with --big N: peak RSS of `lpt transform` on a generated model with N x N i8 weights
              (N=32768 is a 1 GiB .bin; generated in a temporary folder and deleted) against
@@ -46,33 +47,38 @@ def best_of(repeat: int, run: Callable[[], float]) -> float:
 
 
 def run_child(args: list[str], env: dict[str, str] | None = None) -> tuple[float, float, float]:
-    """(wall s, CPU s, peak RSS MiB) of a fresh `python ARGS` (output discarded), from the
-    child's own resource usage: CPU time is what other load on the machine does not inflate."""
-    started = time.perf_counter()
-    child = subprocess.Popen([sys.executable, *args], env=env, stdout=subprocess.DEVNULL)
-    _, status, usage = os.wait4(child.pid, 0)
-    wall = time.perf_counter() - started
-    if os.waitstatus_to_exitcode(status):
-        raise SystemExit(f"python {' '.join(args)}: exit {os.waitstatus_to_exitcode(status)}")
+    """(wall s, CPU s, peak RSS MiB) of a fresh `python ARGS`, from the child's own resource usage
+    (CPU time is what other load on the machine does not inflate). Its stdout is discarded, its
+    stderr kept in a file (not a terminal, as in a script) and shown if it fails."""
+    with tempfile.TemporaryFile() as errors:
+        started = time.perf_counter()
+        child = subprocess.Popen([sys.executable, *args], env=env, stdout=subprocess.DEVNULL, stderr=errors)
+        _, status, usage = os.wait4(child.pid, 0)
+        wall = time.perf_counter() - started
+        if os.waitstatus_to_exitcode(status):
+            errors.seek(0)
+            raise SystemExit(f"python {' '.join(args)}: exit {os.waitstatus_to_exitcode(status)}\n"
+                             f"{errors.read().decode(errors='replace')}")
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
-def process_seconds(args: list[str], env: dict[str, str] | None = None) -> float:
-    """Wall time of a fresh `python ARGS`."""
-    return run_child(args, env)[0]
+def best_runs(repeat: int, args: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
+    """(wall s, CPU s) of a fresh `python ARGS`, each the best of `repeat` runs."""
+    runs = [run_child(args, env) for _ in range(repeat)]
+    return min(run[0] for run in runs), min(run[1] for run in runs)
 
 
 def section_startup(repeat: int) -> None:
     print(f"\n== startup: --help against `python -c pass` ==  ({load_line()})")
     for label, extra in (("bytecode cached", {}), ("PYTHONDONTWRITEBYTECODE=1", {"PYTHONDONTWRITEBYTECODE": "1"})):
         env = {**os.environ, **extra}
-        base = best_of(repeat, lambda: process_seconds(["-c", "pass"], env))
-        print(f"{label}: python -c pass {base:.3f} s")
+        base, base_cpu = best_runs(repeat, ["-c", "pass"], env)
+        print(f"{label}: python -c pass {base:.3f} s (CPU {base_cpu:.3f} s)")
         for args in (["--help"], ["transform", "--help"]):
-            seconds = best_of(repeat, lambda: process_seconds(["-m", "lpt_cli", *args], env))
+            seconds, cpu = best_runs(repeat, ["-m", "lpt_cli", *args], env)
             extra_s = seconds - base
-            print(f"  lpt {' '.join(args):<17} {seconds:.3f} s  (+{extra_s:.3f} s; target +0.15 s: "
-                  f"{verdict(extra_s <= 0.15)})")
+            print(f"  lpt {' '.join(args):<17} {seconds:.3f} s (CPU {cpu:.3f} s)  (+{extra_s:.3f} s; "
+                  f"target +0.15 s: {verdict(extra_s <= 0.15)})")
 
 
 def compile_seconds(xml: Path, repeat: int) -> float:
@@ -117,15 +123,16 @@ def section_transform(models: list[Path], repeat: int) -> None:
     with tempfile.TemporaryDirectory(prefix="bench_process_") as name:
         tmp = Path(name)
         for xml in models:
-            runs = [run_child(["-m", "lpt_cli", "transform", str(xml), "-o", str(tmp / "out.xml"), "-q"])
-                    for _ in range(repeat)]
-            ours, cpu = min(run[0] for run in runs), min(run[1] for run in runs)
+            command = ["-m", "lpt_cli", "transform", str(xml), "-o", str(tmp / "out.xml")]
+            ours, cpu = best_runs(repeat, [*command, "-q"])
+            loud, loud_cpu = best_runs(repeat, command)
             theirs = compile_seconds(xml, repeat)
             written, copied = write_seconds(xml, tmp, repeat)
             size = xml.with_suffix(".bin").stat().st_size / 1e6
             print(f"{xml.name} ({size:.1f} MB .bin, {xml})")
-            print(f"  lpt transform process {ours:.3f} s (CPU {cpu:.3f} s), compile_model {theirs:.3f} s: "
+            print(f"  lpt transform -q process {ours:.3f} s (CPU {cpu:.3f} s), compile_model {theirs:.3f} s: "
                   f"ratio {ours / theirs:.2f}x (target <= 0.5x): {verdict(ours <= 0.5 * theirs)}")
+            print(f"  lpt transform process (the summary to a file) {loud:.3f} s (CPU {loud_cpu:.3f} s)")
             print(f"  write_ir {written:.3f} s, copy of the .bin {copied:.3f} s: ratio {written / copied:.2f}x "
                   f"(target <= 2x): {verdict(written <= 2 * copied)}")
     print(f"(best of {repeat} each)")

@@ -1,3 +1,3 @@
-from lpt_cli.cli.main import main
+from lpt_cli.cli.main import run
 
-main()
+run()

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import io
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -62,6 +61,8 @@ def benchmark(model: Path, config_spec: str, device: str, fp32_model: Path | Non
     The spread is shown (min, median with its 95% confidence interval, p90): medians whose
     intervals overlap are not a measured difference. A progress bar goes to stderr.
     """
+    import tempfile
+
     from ..lpt.engine.config import load_config  # imported here: `lpt --help` loads no command's stack
     from ..reports.analyze import analyze, write_runtime_model
     from ..runtime.compile import compile_model

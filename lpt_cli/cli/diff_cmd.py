@@ -6,7 +6,7 @@ from pathlib import Path
 import click
 
 from ..errors import LptError
-from ..reports.diff import FORMATS
+from ..reports import DIFF_FORMATS
 from .paths import check_model
 
 EPILOG = """\b
@@ -29,7 +29,7 @@ Exit codes:
 @click.option("--config", "config_specs", multiple=True, metavar="PATH|NAME",
               help="Built-in profile or YAML config; once for both sides, twice for A and B "
                    "(required twice with one model). Default: cpu.")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(DIFF_FORMATS), default="table", show_default=True)
 def diff(models: tuple[Path, ...], config_specs: tuple[str, ...], fmt: str) -> None:
     """Per-layer precision differences between A and B: layers that gained or lost low precision,
     or changed status, reason or precisions, with the reason on each side."""

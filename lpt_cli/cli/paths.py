@@ -7,7 +7,6 @@ checks raise LptError, so every problem reads `lpt: error: PATH: what is wrong` 
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 from ..errors import LptError
@@ -71,6 +70,8 @@ def check_output(output: Path, inputs: list[Path]) -> None:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise LptError(f"{folder}: cannot create the output folder: {exc.strerror or exc}") from None
+    import tempfile  # here: `lpt transform --help` needs no temporary file
+
     try:  # a real probe: permissions, read-only mounts and /proc-like folders all show here
         with tempfile.TemporaryFile(dir=folder, prefix=".lpt-probe-"):
             pass

@@ -1,8 +1,6 @@
 """`lpt report`: which layers LPT puts in low precision and why not the others."""
 from __future__ import annotations
 
-import json
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -99,6 +97,8 @@ def report(models: tuple[Path, ...], config_spec: str, fmt: str, fail_under: flo
             write_layer_svg(analysis, layer_name, svg_path)
         _show_layer(analysis, layer_name)
     elif fmt == "json":
+        import json
+
         doc = analysis.report.to_dict()
         if device is not None:
             doc["runtime"] = comparison_dict(_runtime(analysis, model, device)[1], device)
@@ -131,6 +131,8 @@ def _show_layer(analysis: Analysis, name: str) -> None:
 
 def _runtime(analysis: Analysis, model: Path, device: str) -> tuple[tuple[Profile, Profile], list[Comparison]]:
     """Profiles of the original and the transformed model on `device`, and the per-layer comparison."""
+    import tempfile
+
     from ..reports.analyze import write_runtime_model
     from ..reports.compare import compare
     from ..runtime.device import require_device

@@ -6,6 +6,8 @@ also writes the graph after each pipeline step, to see where LPT made (or skippe
 """
 from __future__ import annotations
 
+import os
+import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -140,10 +142,17 @@ def _trace_summary(folder: Path, written: list[Path]) -> None:
     Console(stderr=True, highlight=False).print(f"  trace: {folder}/ ({names})", markup=False)
 
 
+def _stderr_is_rich() -> bool:
+    """Whether rich may style stderr: a terminal, or an environment telling rich to treat it as
+    one. Elsewhere rich would print the summary's plain lines, so they are printed without it
+    (its import costs more CPU than reading a small model)."""
+    return sys.stderr.isatty() or "FORCE_COLOR" in os.environ or "TTY_COMPATIBLE" in os.environ
+
+
 @contextmanager
 def _status(quiet: bool) -> Iterator[Callable[[str], None]]:
     """A spinner naming the current step on an interactive stderr; silent otherwise."""
-    if quiet:  # rich is not even imported
+    if quiet or not _stderr_is_rich():  # rich is not even imported
         yield lambda _step: None
         return
     from rich.console import Console
@@ -158,28 +167,32 @@ def _status(quiet: bool) -> Iterator[Callable[[str], None]]:
 
 def _summary(model: Path, output: Path, dialect: str, config_name: str, before: Counter[str],
              graph: Graph, written: int, applied: Counter[str], seconds: float, not_quantized: bool = False) -> None:
-    """A few lines on stderr (stdout stays clean for scripts); wrapped only on a terminal."""
-    from rich.console import Console
-    from rich.markup import escape  # paths and config names are user text, not markup
-
+    """A few lines on stderr (stdout stays clean for scripts); on a terminal the paths are bold
+    and the lines wrapped."""
     from ..reports.compression import weight_compressed_layers
 
-    console = Console(stderr=True, highlight=False)
-    console.soft_wrap = not console.is_terminal
     low = sum(1 for node in graph if node.type not in ("Constant", "Parameter", "Result", "Convert")
               and any(slot.source.element_type.name in ("u8", "i8") for slot in node.inputs))
-    console.print(f"[bold]{escape(str(model))}[/] -> [bold]{escape(str(output))}[/] "
-                  f"({dialect} dialect, {seconds:.2f} s)")
-    console.print(f"  config: {escape(config_name)}")
-    console.print(f"  layers: {sum(before.values())} in {model.name}, {written} in {output.name}; "
-                  f"{low} run on u8/i8 inputs after LPT", markup=False)
+    layers = f"{sum(before.values())} in {model.name}, {written} in {output.name}"
+    lines = [f"  config: {config_name}", f"  layers: {layers}; {low} run on u8/i8 inputs after LPT"]
     if applied:
-        top = ", ".join(f"{name} x{count}" for name, count in applied.most_common(8))
-        console.print(f"  applied: {top}")
+        lines.append(f"  applied: {', '.join(f'{name} x{count}' for name, count in applied.most_common(8))}")
     if not_quantized and weight_compressed_layers(graph, False):
-        console.print("  no FakeQuantize: LPT does not run on this model, as in the plugin (a weight-only "
-                      "compressed model keeps its compressed weights)")
+        lines.append("  no FakeQuantize: LPT does not run on this model, as in the plugin (a weight-only "
+                     "compressed model keeps its compressed weights)")
     elif not_quantized:
-        console.print("  no quantization: the model has no FakeQuantize and no compressed weights, so LPT "
-                      "has nothing to do and the output is the plugin-optimized float model; quantize it "
-                      "with NNCF first (nncf.quantize)", markup=False)
+        lines.append("  no quantization: the model has no FakeQuantize and no compressed weights, so LPT "
+                     "has nothing to do and the output is the plugin-optimized float model; quantize it "
+                     "with NNCF first (nncf.quantize)")
+    tail = f" ({dialect} dialect, {seconds:.2f} s)"
+    if not _stderr_is_rich():
+        click.echo("\n".join([f"{model} -> {output}{tail}", *lines]), err=True)
+        return
+    from rich.console import Console
+    from rich.text import Text
+
+    console = Console(stderr=True, highlight=False, emoji=False)  # `:name:` in a path stays as written
+    console.soft_wrap = not console.is_terminal
+    console.print(Text.assemble((str(model), "bold"), " -> ", (str(output), "bold"), tail))
+    for line in lines:
+        console.print(line, markup=False)

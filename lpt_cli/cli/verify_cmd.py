@@ -1,7 +1,6 @@
 """`lpt verify`: the transformed model computes what the original computes, within tolerance."""
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 
 import click
@@ -44,6 +43,8 @@ def verify(model: Path, config_spec: str, inputs_path: Path | None, shape_specs:
     dimensions take --shape, else batch 1, 224x224 for images and 128 for sequences (said on
     stderr); integer inputs named like a mask get a padded mask (ones, then zeros).
     """
+    import tempfile
+
     from ..lpt.engine.config import load_config  # imported here: `lpt --help` loads no command's stack
     from ..reports.analyze import analyze, write_runtime_model
     from ..runtime.compare_outputs import output_errors

@@ -24,7 +24,6 @@ from .model import LOW, SCHEMA_VERSION, LayerRow, Report
 
 LOST, GAINED, CHANGED, ONLY_A, ONLY_B = "lost", "gained", "changed", "only-a", "only-b"
 CHANGES = (LOST, GAINED, CHANGED, ONLY_A, ONLY_B)
-FORMATS = ("table", "json", "markdown")
 _STYLE = {LOST: "red", GAINED: "green"}
 _AUTO_NAME = re.compile(r"^[A-Z][A-Za-z0-9]*_\d+(/|$)")
 
@@ -128,7 +127,7 @@ def _side(label: str, report: Report) -> dict[str, Any]:
 
 
 def render_diff(diff: Diff, fmt: str) -> str:
-    """`diff` in format `fmt` (one of FORMATS)."""
+    """`diff` in format `fmt` (one of DIFF_FORMATS)."""
     if fmt == "json":
         return json.dumps(diff.to_dict(), indent=2) + "\n"
     return {"table": _table, "markdown": _markdown}[fmt](diff)

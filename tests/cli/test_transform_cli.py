@@ -1,7 +1,9 @@
 """`lpt transform` on bad input: one clear line on stderr, exit 2, no output, input untouched."""
 from __future__ import annotations
 
+import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -122,6 +124,62 @@ def test_console_entry_reports_bad_input_in_a_subprocess(tmp_path: Path) -> None
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("lpt: error: ")
     assert not (tmp_path / "tiny_lpt.xml").exists()
+
+
+def _imported(stderr: str) -> set[str]:
+    """The modules a `python -X importtime` process imported, from the table on its stderr."""
+    return {line.rsplit("|", 1)[1].strip() for line in stderr.splitlines() if line.startswith("import time:")}
+
+
+@pytest.mark.parametrize("args", [["--help"], ["transform", "--help"]])
+def test_help_loads_no_command_stack(tmp_path: Path, args: list[str]) -> None:
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "lpt_cli", *args], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "Usage: " in done.stdout
+    assert _imported(done.stderr) & {"numpy", "lxml", "yaml", "rich", "openvino"} == set()
+
+
+@pytest.mark.parametrize("config", ["cpu", "gpu", "default"])
+def test_quiet_transform_process_loads_no_yaml_rich_or_openvino(tmp_path: Path, config: str) -> None:
+    """A built-in profile is read without PyYAML and -q prints nothing (no rich); the process ends
+    without interpreter teardown, so its exit code and output must still be complete."""
+    model = make_model(tmp_path)
+    out = tmp_path / "out" / "tiny_int8.xml"
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "lpt_cli", "transform", str(model),
+                           "--config", config, "-o", str(out), "-q"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == ""
+    imported = _imported(done.stderr)
+    assert "lpt_cli.api" in imported
+    assert imported & {"yaml", "rich", "openvino"} == set()
+    assert out.read_text().rstrip().endswith("</net>") and out.with_suffix(".bin").stat().st_size == 24
+
+
+def test_json_summary_is_complete_on_a_buffered_pipe(tmp_path: Path) -> None:
+    """stdout to a pipe is block-buffered: what the process prints is flushed before it exits."""
+    model = make_model(tmp_path)
+    done = _run_lpt(["transform", str(model), "--format", "json", "-o", str(tmp_path / "o.xml")], tmp_path,
+                    PYTHONUNBUFFERED="")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["output"] == str(tmp_path / "o.xml")
+
+
+def test_summary_says_the_same_with_and_without_rich(tmp_path: Path) -> None:
+    """Off a terminal the summary is printed without rich; FORCE_COLOR sends it through rich
+    (bold paths, a spinner): the same lines either way."""
+    model, out = make_model(tmp_path), tmp_path / "out.xml"
+    plain = CliRunner().invoke(main, ["transform", str(model), "-o", str(out)])
+    styled = CliRunner().invoke(main, ["transform", str(model), "-o", str(out)], env={"FORCE_COLOR": "1", "COLUMNS": "500"})
+    assert plain.exit_code == styled.exit_code == 0, plain.output + styled.output
+    assert "\x1b" not in plain.stderr and f"\x1b[1m{out}\x1b[0m" in styled.stderr
+
+    def summary(stderr: str) -> list[str]:
+        text = re.sub(r"\d+\.\d+ s\)", "N s)", re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", stderr))
+        return text.splitlines()[-4:]
+
+    assert summary(plain.stderr)[0] == f"{model} -> {out} (runtime dialect, N s)"
+    assert summary(styled.stderr) == summary(plain.stderr)
 
 
 def test_refuses_to_overwrite_the_input(tmp_path: Path) -> None:

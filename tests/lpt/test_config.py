@@ -2,9 +2,12 @@
 from __future__ import annotations
 
 import pytest
+import yaml
 
 from lpt_cli.ir.eltypes import f16, i8, u8
-from lpt_cli.lpt.engine.config import ConfigError, config_from_dict, cpu_variant, load_config, resolve_profile
+from lpt_cli.lpt import PROFILE_NAMES
+from lpt_cli.lpt.engine.config import (ConfigError, config_from_dict, cpu_variant, load_config, profile_text,
+                                         read_profile, resolve_profile)
 
 
 def test_empty_config_is_library_defaults():
@@ -103,3 +106,21 @@ def test_known_ops_cover_every_transformation_root():
 
     roots = {op for name in registry.KNOWN_NAMES if (cls := registry.load(name)) for op in cls.op_types}
     assert roots <= KNOWN_OPS
+
+
+@pytest.mark.parametrize("name", sorted(set(PROFILE_NAMES) - {"cpu"}))
+def test_built_in_profiles_read_as_yaml_reads_them(name):
+    text = profile_text(name)
+    assert read_profile(text) == yaml.safe_load(text)
+
+
+@pytest.mark.parametrize("text", [
+    "a: yes", "a: TRUE", "a: ~", "a: 1.5", "a: 012", "a: 0x10", "a: 1_000", "a: -1", "a: x.y",  # typed scalars
+    "a: b c", "a:b", "a: {b:1}", "a: 'x'", "a: &x 1", "a: !!str 1", "a: |\n  x", "a: [1, 2\n  , 3]",
+    "a:\n- b", "a: b\n  c", "a: [b: c]", "a: {b}", "? a", "---\na: 1", "- - a",
+])
+def test_profile_reader_refuses_yaml_beyond_its_subset(text):
+    """What the reader does not know it refuses: a profile edit cannot be read otherwise than YAML reads it."""
+    yaml.safe_load(text)  # each is valid YAML
+    with pytest.raises(ValueError, match="profile line"):
+        read_profile(text)
