@@ -7,7 +7,8 @@ import yaml
 from lpt_cli.ir.eltypes import f16, i8, u8
 from lpt_cli.lpt import PROFILE_NAMES
 from lpt_cli.lpt.engine.config import (ConfigError, config_from_dict, cpu_variant, load_config, profile_text,
-                                         read_profile, resolve_profile)
+                                         resolve_profile)
+from lpt_cli.lpt.engine.profile_yaml import read_profile
 
 
 def test_empty_config_is_library_defaults():
