@@ -53,12 +53,12 @@ def _dot_in_order(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     step = max(1, _BLOCK_BYTES // max(1, 4 * n * math.prod(batch)))
     rows = []
     for m in range(lhs.shape[-2]):
-        total: np.ndarray | None = None
-        for start in range(0, max(k, 1), step):  # one empty block when k is 0: the sum is 0
-            products = np.multiply(lhs[..., m, start:start + step, None], rhs[..., start:start + step, :],
+        row = lhs[..., m, :, None]
+        total = _sum_rows_in_order(np.multiply(row[..., :step, :], rhs[..., :step, :], dtype=np.float32, order="C"))
+        for start in range(step, k, step):
+            products = np.multiply(row[..., start:start + step, :], rhs[..., start:start + step, :],
                                    dtype=np.float32, order="C")
-            if total is not None:
-                np.add(products[..., 0, :], total, out=products[..., 0, :])
+            np.add(products[..., 0, :], total, out=products[..., 0, :])
             total = _sum_rows_in_order(products)
         rows.append(total)
     return np.stack(rows, axis=-2)
