@@ -2,6 +2,8 @@
 dequantization rewrites they share (optimizeSubtract, optimizeMultipliesAfter)."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -219,6 +221,7 @@ def _summed_row_after_row(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     ((1, 700), (700, 1), False),  # one column: numpy would sum it pairwise
     ((3, 700), (5, 700), True),
     ((2, 1, 700), (2, 700, 4), False),
+    ((2, 704), (6, 704), True),  # k a multiple of 8: transposed bytes read as 8-byte words
     ((2, 700), (0, 700), True),
 ])
 def test_zero_point_product_sums_over_k_in_order(block_bytes: int, lhs_shape: tuple[int, ...],
@@ -228,7 +231,9 @@ def test_zero_point_product_sums_over_k_in_order(block_bytes: int, lhs_shape: tu
     monkeypatch.setattr(mat_mul, "_BLOCK_BYTES", block_bytes)
     rng = np.random.default_rng(7)
     lhs = (rng.uniform(100, 130, lhs_shape) + rng.uniform(0, 1e-3, lhs_shape)).astype(np.float32)
-    weights = rng.integers(-128, 128, rhs_shape).astype(np.int8)
+    buffer = np.zeros(math.prod(rhs_shape) + 1, np.int8)  # at an odd address, as in a memory-mapped .bin
+    buffer[1:] = rng.integers(-128, 128, buffer.size - 1)
+    weights = buffer[1:].reshape(rhs_shape)
     expected = _summed_row_after_row(lhs, weights.T if transpose else weights)
     assert np.array_equal(mat_mul._times_weights(lhs, weights, transpose), expected)
     if expected.size:
