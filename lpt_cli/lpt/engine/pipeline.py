@@ -9,9 +9,11 @@ An `on_step(name, graph)` callback sees the graph after each step that ran (`lpt
 """
 from __future__ import annotations
 
+import gc
 import math
 from collections import Counter, deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -45,8 +47,22 @@ def run_pipeline(graph: Graph, config: Config, *, progress: Progress | None = No
     """Transforms `graph` in place under `config`; `on_step` may inspect (not change) the graph."""
     _check_fake_quantize_intervals(graph)
     # Float math overflows to inf silently, as in OpenVINO's C++: no RuntimeWarning on stderr.
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"), _collector_paused():
         return _run_pipeline(graph, config, progress, on_step)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The garbage collector waits for the end of the run: its full collections walk every node
+    the run created, ever more of them, which made a 50,000-node model a third slower per node
+    than a 4,000-node one. The nodes a run removes are freed after it (a few MiB for real models)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 # A FakeQuantize bound beyond this is no real activation range, and the products of scales the
