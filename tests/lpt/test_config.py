@@ -103,3 +103,11 @@ def test_known_ops_cover_every_transformation_root():
 
     roots = {op for name in registry.KNOWN_NAMES if (cls := registry.load(name)) for op in cls.op_types}
     assert roots <= KNOWN_OPS
+
+
+def test_registry_names_the_op_types_each_pass_roots_on():
+    """The pipeline imports a pass only for a node of the types the registry lists for it."""
+    from lpt_cli.lpt.engine import registry
+
+    assert {name: registry.op_types(name) for name in registry.KNOWN_NAMES} == {
+        name: registry.load(name).op_types for name in registry.KNOWN_NAMES}

@@ -170,30 +170,33 @@ def _run_pipeline(graph: Graph, config: Config, progress: Progress | None,
 
 def _run_step(ctx: Context, step: registry.Step, result: PipelineResult, progress: Progress | None) -> bool:
     """Runs one step; False when the config leaves it no pass to run."""
-    passes: list[Transformation] = []
-    for name in step.names:
-        if not ctx.config.enabled(name):
-            continue
-        passes.append(registry.load(name)(ctx))
-    if not passes:
+    names = [name for name in step.names if ctx.config.enabled(name)]
+    if not names:
         return False
     if progress:
         progress(step.name)
-    _rewrite(ctx.graph, passes, result)
+    _rewrite(ctx, names, result)
     return True
 
 
-def _rewrite(graph: Graph, passes: list[Transformation], result: PipelineResult) -> None:
-    by_type: dict[str, list[Transformation]] = {}
-    for p in passes:
-        for op_type in p.op_types:
-            by_type.setdefault(op_type, []).append(p)
+def _rewrite(ctx: Context, names: list[str], result: PipelineResult) -> None:
+    """Offers each node to the passes `names` (in that order) for its type; a pass is imported
+    and made when a node of its type first comes up."""
+    graph = ctx.graph
+    by_type: dict[str, list[str]] = {}
+    for name in names:
+        for op_type in registry.op_types(name):
+            by_type.setdefault(op_type, []).append(name)
+    made: dict[str, Transformation] = {}
     queue = deque(ordered_ops(graph))
     while queue:
         node = queue.popleft()
         if not node.alive:
             continue
-        for p in by_type.get(node.type, ()):
+        for name in by_type.get(node.type, ()):
+            p = made.get(name)
+            if p is None:
+                p = made[name] = registry.load(name)(ctx)
             first_new = graph.next_id
             try:
                 if not p.applies_to(node):
