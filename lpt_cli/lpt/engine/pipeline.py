@@ -54,8 +54,9 @@ def run_pipeline(graph: Graph, config: Config, *, progress: Progress | None = No
 @contextmanager
 def _collector_paused() -> Iterator[None]:
     """The garbage collector waits for the end of the run: its full collections walk every node
-    the run created, ever more of them, which made a 50,000-node model a third slower per node
-    than a 4,000-node one. The nodes a run removes are freed after it (a few MiB for real models)."""
+    the run created, more and longer ones the larger the model (a third of the run's CPU on a
+    50,000-node chain). What the run removed is freed after it (no more peak memory for
+    ResNet-50 or BERT-base; +90 MiB on that chain)."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
