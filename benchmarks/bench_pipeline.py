@@ -47,10 +47,11 @@ print(json.dumps([first, warm]))
 """
 
 
-def child_cpu(args: list[str], env: dict[str, str]) -> tuple[float, str]:
-    """(CPU seconds, stdout) of a fresh `python ARGS`."""
+def child_cpu(args: list[str], env: dict[str, str], cwd: Path) -> tuple[float, str]:
+    """(CPU seconds, stdout) of a fresh `python ARGS` run in `cwd`: `-c` and `-m` put the working
+    directory first on sys.path, so a checkout there would shadow the tree being measured."""
     with tempfile.TemporaryFile() as out:
-        child = subprocess.Popen([sys.executable, *args], env=env, stdout=out)
+        child = subprocess.Popen([sys.executable, *args], env=env, stdout=out, cwd=cwd)
         _, status, usage = os.wait4(child.pid, 0)
         if os.waitstatus_to_exitcode(status):
             raise SystemExit(f"python {' '.join(args)}: exit {os.waitstatus_to_exitcode(status)}")
@@ -62,8 +63,8 @@ def measure(xml: Path, trees: dict[str, dict[str, str]], repeat: int, tmp: Path)
     best = {name: [float("inf")] * 3 for name in trees}
     for _ in range(repeat):
         for name, env in trees.items():
-            process, _ = child_cpu(["-m", "lpt_cli", "transform", str(xml), "-o", str(tmp / "out.xml"), "-q"], env)
-            _, printed = child_cpu(["-c", PIPELINE, str(xml)], env)
+            process, _ = child_cpu(["-m", "lpt_cli", "transform", str(xml), "-o", str(tmp / "out.xml"), "-q"], env, tmp)
+            _, printed = child_cpu(["-c", PIPELINE, str(xml)], env, tmp)
             first, warm = json.loads(printed.strip().splitlines()[-1])
             best[name] = [min(a, b) for a, b in zip(best[name], (process, first, warm))]
     return best
@@ -97,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'model':<24} {'tree':<12} {'process':>8} {'first':>8} {'warm':>8}")
     with tempfile.TemporaryDirectory(prefix="bench_pipeline_") as name:
         for xml in args.models or default_models():
-            for tree, (process, first, warm) in measure(xml, trees, args.repeat, Path(name)).items():
+            for tree, (process, first, warm) in measure(xml.resolve(), trees, args.repeat, Path(name)).items():
                 print(f"{xml.name:<24} {tree:<12} {process:>8.3f} {first:>8.3f} {warm:>8.3f}")
     return 0
 

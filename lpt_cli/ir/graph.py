@@ -362,9 +362,11 @@ class Graph:
         node.alive = False
         del self.nodes[node.id]
         self._names.discard(node.name)  # a replacement may take the name over
-        if node in self.parameters:
+        # (a node's type never changes: only a Parameter or Result can be in these lists,
+        # and scanning them for every removal was quadratic in a model with many outputs)
+        if node.type == "Parameter" and node in self.parameters:
             self.parameters.remove(node)
-        if node in self.results:
+        elif node.type == "Result" and node in self.results:
             self.results.remove(node)
 
     def remove_dead(self) -> int:
@@ -387,7 +389,7 @@ class Graph:
                 out.uses = [u for u in out.uses if u.node.id in alive]
             node.alive = False
             del self.nodes[node.id]
-            if node in self.parameters:
+            if node.type == "Parameter" and node in self.parameters:
                 self.parameters.remove(node)
         return len(dead)
 

@@ -8,7 +8,6 @@ dequantization break one of the config's restrictions.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from functools import cache
 
 from ..ir import Node
 from ..lpt.engine import registry
@@ -21,14 +20,9 @@ from .topology import WEIGHTABLE, data_inputs, find_twin, is_low, quantizer_upst
 _ASYMMETRY_CHECKED = frozenset({"Convolution", "GroupConvolution", "ConvolutionBackpropData"})
 
 
-@cache
-def _op_types(name: str) -> tuple[str, ...]:
-    return tuple(registry.load(name).op_types)
-
-
 def handlers(op_type: str) -> list[str]:
     """The transformations (main step or runnable extras) that root on `op_type`."""
-    return [n for n in (*registry.MAIN.names, *registry.EXTRA.names) if op_type in _op_types(n)]
+    return [n for n in (*registry.MAIN.names, *registry.EXTRA.names) if op_type in registry.op_types(n)]
 
 
 def pick_decision(op_type: str, decisions: Sequence[Decision]) -> Decision | None:
@@ -36,7 +30,7 @@ def pick_decision(op_type: str, decisions: Sequence[Decision]) -> Decision | Non
     rooted on the op type (a cleanup), then whatever was recorded first."""
     main = set(handlers(op_type))
     ranked = sorted(decisions, key=lambda d: (d.transformation not in main,
-                                              op_type not in _op_types(d.transformation)))
+                                              op_type not in registry.op_types(d.transformation)))
     return ranked[0] if ranked else None
 
 

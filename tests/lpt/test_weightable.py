@@ -2,6 +2,8 @@
 dequantization rewrites they share (optimizeSubtract, optimizeMultipliesAfter)."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -13,6 +15,7 @@ from lpt_cli.lpt.engine.transformation import Context
 from lpt_cli.lpt.transformations.weightable.convolution import ConvolutionTransformation
 from lpt_cli.lpt.transformations.weightable.convolution_backprop_data import ConvolutionBackpropDataTransformation
 from lpt_cli.lpt.transformations.weightable.group_convolution import GroupConvolutionTransformation
+from lpt_cli.lpt.transformations.weightable import mat_mul
 from lpt_cli.lpt.transformations.weightable.mat_mul import MatMulTransformation
 from lpt_cli.lpt.transformations.weightable.weightable_layer import is_asymmetric_on_weights
 
@@ -202,6 +205,40 @@ def test_mat_mul_turns_activation_zero_point_into_a_subtract_after():
     assert np.allclose(subtract.input_node(1).value, -64512.0)  # 128 * 4 * (-126)
     assert multiply.input_node(1).value == pytest.approx(0.001)
     assert matmul.input_value(0).element_type == u8 and matmul.input_value(1).element_type == i8
+
+
+def _summed_row_after_row(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """`lhs @ rhs` in f32 with one np.add per k: the order OpenVINO's reference MatMul sums in."""
+    products = lhs[..., :, :, None].astype(np.float32) * rhs.astype(np.float32)[..., None, :, :]
+    total = products[..., 0, :].copy()
+    for k in range(1, products.shape[-2]):
+        np.add(total, products[..., k, :], out=total)
+    return total
+
+
+@pytest.mark.parametrize("block_bytes", [1 << 22, 64], ids=["one-block", "blocks"])
+@pytest.mark.parametrize(("lhs_shape", "rhs_shape", "transpose"), [
+    ((1, 700), (700, 1), False),  # one column: numpy would sum it pairwise
+    ((3, 700), (5, 700), True),
+    ((2, 1, 700), (2, 700, 4), False),
+    ((2, 704), (6, 704), True),  # k a multiple of 8: transposed bytes read as 8-byte words
+    ((2, 700), (0, 700), True),
+])
+def test_zero_point_product_sums_over_k_in_order(block_bytes: int, lhs_shape: tuple[int, ...],
+                                                rhs_shape: tuple[int, ...], transpose: bool,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """`z @ B` is bit-equal to a sum taken row after row, whatever the blocks, layout and batch."""
+    monkeypatch.setattr(mat_mul, "_BLOCK_BYTES", block_bytes)
+    rng = np.random.default_rng(7)
+    lhs = (rng.uniform(100, 130, lhs_shape) + rng.uniform(0, 1e-3, lhs_shape)).astype(np.float32)
+    buffer = np.zeros(math.prod(rhs_shape) + 1, np.int8)  # at an odd address, as in a memory-mapped .bin
+    buffer[1:] = rng.integers(-128, 128, buffer.size - 1)
+    weights = buffer[1:].reshape(rhs_shape)
+    expected = _summed_row_after_row(lhs, weights.T if transpose else weights)
+    assert np.array_equal(mat_mul._times_weights(lhs, weights, transpose), expected)
+    if expected.size:
+        assert not np.array_equal(np.matmul(lhs, weights.T if transpose else weights, dtype=np.float64)
+                                  .astype(np.float32), expected)  # the case tells summation orders apart
 
 
 def test_mat_mul_rejects_scales_along_the_reduction_axis_of_a():

@@ -67,13 +67,13 @@ def test_activation_zero_point_of_a_mat_mul_reaches_the_plugin_as_its_own(tmp_pa
 
 
 @pytest.mark.parametrize("transpose", [True, False])
-@pytest.mark.parametrize("block_bytes", [None, 1 << 14], ids=["whole", "column-blocks"])
+@pytest.mark.parametrize("block_bytes", [None, 1 << 14], ids=["whole", "k-blocks"])
 @pytest.mark.parametrize("rows", [1, 3])
 def test_zero_point_product_is_summed_as_openvino_folds_it(transpose: bool, block_bytes: int | None, rows: int,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     """`z @ B` equals OpenVINO's own MatMul evaluation (what the plugin's LPT folds) bit for bit,
-    whatever the weights' layout, for a zero point per row too, and when large weights are decoded
-    a block of columns at a time; a BLAS matmul sums in another order and differs in the last bits."""
+    whatever the weights' layout, for a zero point per row too, and when the products are formed
+    a block of k at a time; a BLAS matmul sums in another order and differs in the last bits."""
     if block_bytes is not None:
         monkeypatch.setattr(mat_mul, "_BLOCK_BYTES", block_bytes)
     weights = RNG.integers(-127, 128, (256, 512) if transpose else (512, 256)).astype(np.int8)

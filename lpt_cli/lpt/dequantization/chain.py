@@ -143,8 +143,10 @@ def check_shape(eltwise: Node) -> bool:
     """The data input must not be broadcast by the constant (same rank, same static dims)."""
     data = eltwise.input_value(data_branch(eltwise)).shape
     out = eltwise.output().shape
+    if data == out:  # the common case, without the per-dimension walk below
+        return True
     if data is None or out is None:
-        return data is None and out is None
+        return False
     if len(data) != len(out):
         return False
     return all(d == o for d, o in zip(data, out) if d >= 0 and o >= 0)
@@ -200,7 +202,7 @@ def get_dequantization(node: Node, default_precisions: Iterable[ElementType],
         dq.data = current
     if current.node.type == "Convert":
         source = current.node.input_value(0).element_type
-        if source in set(default_precisions) or source in _EXTRA_CONVERT_INPUTS:
+        if source in default_precisions or source in _EXTRA_CONVERT_INPUTS:
             dq.convert = current.node
             current = current.node.input_value(0)
             dq.data = current

@@ -22,26 +22,39 @@ def _roots(graph: Graph) -> list[Node]:
 
 def ordered_ops(graph: Graph) -> list[Node]:
     """Producers before consumers, in OpenVINO's topological_sort order (nodes no root
-    reaches follow in insertion order, as they would be dead in OpenVINO)."""
+    reaches follow in insertion order, as they would be dead in OpenVINO).
+
+    Depth-first, each node entered once (the graph has no cycle) and emitted once its inputs
+    are; the stack holds nodes and the index of their next input, so the walk allocates
+    nothing per node (tuples and iterators per node woke the garbage collector).
+    """
     known = _SORTED.get(id(graph))
     if known is not None:
         return list(known)
     order: list[Node] = []
-    done: set[int] = set()
-    stack = list(_roots(graph))
-    while stack:
-        node = stack[-1]
-        if node.id in done:
-            stack.pop()
+    seen: set[int] = set()
+    for root in reversed(_roots(graph)):
+        if root.id in seen:
             continue
-        pending = [slot.source.node for slot in reversed(node.inputs) if slot.source.node.id not in done]
-        if pending:
-            stack.extend(pending)
-            continue
-        order.append(node)
-        done.add(node.id)
-        stack.pop()
-    order.extend(n for n in graph.nodes.values() if n.id not in done)
+        seen.add(root.id)
+        nodes, next_input = [root], [0]
+        while nodes:
+            node, index = nodes[-1], next_input[-1]
+            inputs = node.inputs
+            while index < len(inputs):
+                parent = inputs[index].source.node
+                index += 1
+                if parent.id not in seen:
+                    seen.add(parent.id)
+                    next_input[-1] = index
+                    nodes.append(parent)
+                    next_input.append(0)
+                    break
+            else:
+                nodes.pop()
+                next_input.pop()
+                order.append(node)
+    order.extend(n for n in graph.nodes.values() if n.id not in seen)
     return order
 
 

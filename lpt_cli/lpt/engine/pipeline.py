@@ -9,9 +9,11 @@ An `on_step(name, graph)` callback sees the graph after each step that ran (`lpt
 """
 from __future__ import annotations
 
+import gc
 import math
 from collections import Counter, deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -45,8 +47,23 @@ def run_pipeline(graph: Graph, config: Config, *, progress: Progress | None = No
     """Transforms `graph` in place under `config`; `on_step` may inspect (not change) the graph."""
     _check_fake_quantize_intervals(graph)
     # Float math overflows to inf silently, as in OpenVINO's C++: no RuntimeWarning on stderr.
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"), _collector_paused():
         return _run_pipeline(graph, config, progress, on_step)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The garbage collector waits for the end of the run: its full collections walk every node
+    the run created, more and longer ones the larger the model (a third of the run's CPU on a
+    50,000-node chain). What the run removed is freed after it (no more peak memory for
+    ResNet-50 or BERT-base; +90 MiB on that chain)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 # A FakeQuantize bound beyond this is no real activation range, and the products of scales the
@@ -154,30 +171,33 @@ def _run_pipeline(graph: Graph, config: Config, progress: Progress | None,
 
 def _run_step(ctx: Context, step: registry.Step, result: PipelineResult, progress: Progress | None) -> bool:
     """Runs one step; False when the config leaves it no pass to run."""
-    passes: list[Transformation] = []
-    for name in step.names:
-        if not ctx.config.enabled(name):
-            continue
-        passes.append(registry.load(name)(ctx))
-    if not passes:
+    names = [name for name in step.names if ctx.config.enabled(name)]
+    if not names:
         return False
     if progress:
         progress(step.name)
-    _rewrite(ctx.graph, passes, result)
+    _rewrite(ctx, names, result)
     return True
 
 
-def _rewrite(graph: Graph, passes: list[Transformation], result: PipelineResult) -> None:
-    by_type: dict[str, list[Transformation]] = {}
-    for p in passes:
-        for op_type in p.op_types:
-            by_type.setdefault(op_type, []).append(p)
+def _rewrite(ctx: Context, names: list[str], result: PipelineResult) -> None:
+    """Offers each node to the passes `names` (in that order) for its type; a pass is imported
+    and made when a node of its type first comes up."""
+    graph = ctx.graph
+    by_type: dict[str, list[str]] = {}
+    for name in names:
+        for op_type in registry.op_types(name):
+            by_type.setdefault(op_type, []).append(name)
+    made: dict[str, Transformation] = {}
     queue = deque(ordered_ops(graph))
     while queue:
         node = queue.popleft()
         if not node.alive:
             continue
-        for p in by_type.get(node.type, ()):
+        for name in by_type.get(node.type, ()):
+            p = made.get(name)
+            if p is None:
+                p = made[name] = registry.load(name)(ctx)
             first_new = graph.next_id
             try:
                 if not p.applies_to(node):

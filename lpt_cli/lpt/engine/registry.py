@@ -1,7 +1,8 @@
 """Which transformations exist, which module implements each, and OpenVINO's step order.
 
-The tables are explicit (name -> module) and modules are imported lazily, so the CLI
-starts fast and a name the config mentions can be validated without importing anything.
+The tables are explicit (name -> module, op types) and modules are imported lazily, so the
+CLI starts fast, a name the config mentions can be validated without importing anything, and
+a pass for an op type the model lacks is never imported.
 """
 from __future__ import annotations
 
@@ -18,80 +19,90 @@ class Step:
     """One GraphRewrite of the pipeline: its passes in registration order."""
 
     name: str
-    passes: tuple[tuple[str, str], ...]  # (OpenVINO class name, module under transformations/)
+    # (OpenVINO class name, module under transformations/, the class's op_types)
+    passes: tuple[tuple[str, str, tuple[str, ...]], ...]
 
     @property
     def names(self) -> tuple[str, ...]:
-        return tuple(name for name, _ in self.passes)
+        return tuple(name for name, _, _ in self.passes)
 
 
 PREREQUISITES = Step("prerequisites", (
-    ("PullReshapeThroughDequantization", "prerequisites.pull_reshape_through_dequantization"),
-    ("PullTransposeThroughDequantization", "prerequisites.pull_transpose_through_dequantization"),
-    ("LinOpSequenceFusion", "prerequisites.lin_op_sequence_fusion"),
+    ("PullReshapeThroughDequantization", "prerequisites.pull_reshape_through_dequantization", ("Reshape",)),
+    ("PullTransposeThroughDequantization", "prerequisites.pull_transpose_through_dequantization", ("Transpose",)),
+    ("LinOpSequenceFusion", "prerequisites.lin_op_sequence_fusion", ("Multiply", "Add")),
 ))
 
 MAIN = Step("main", (
-    ("AddTransformation", "eltwise.add"),
-    ("AvgPoolTransformation", "movement.avg_pool"),
-    ("BatchToSpaceTransformation", "movement.batch_to_space"),
-    ("BroadcastTransformation", "movement.broadcast"),
-    ("ClampTransformation", "movement.clamp"),
-    ("ConcatTransformation", "movement.concat"),
-    ("ConvolutionTransformation", "weightable.convolution"),
-    ("ConvolutionBackpropDataTransformation", "weightable.convolution_backprop_data"),
-    ("DepthToSpaceTransformation", "movement.depth_to_space"),
-    ("FakeQuantizeDecompositionTransformation", "fake_quantize.fake_quantize_decomposition"),
-    ("FakeQuantizeTransformation", "fake_quantize.fake_quantize"),
-    ("InterpolateTransformation", "movement.interpolate"),
-    ("GroupConvolutionTransformation", "weightable.group_convolution"),
-    ("MatMulTransformation", "weightable.mat_mul"),
-    ("MaxPoolTransformation", "movement.max_pool"),
-    ("MultiplyPartialTransformation", "eltwise.multiply_partial"),
-    ("MVNTransformation", "normalization.mvn"),
-    ("NormalizeL2Transformation", "normalization.normalize_l2"),
-    ("PadTransformation", "movement.pad"),
-    ("PReluTransformation", "movement.prelu"),
-    ("ReduceMaxTransformation", "reduce.reduce_max"),
-    ("ReduceMeanTransformation", "reduce.reduce_mean"),
-    ("ReduceMinTransformation", "reduce.reduce_min"),
-    ("ReduceSumTransformation", "reduce.reduce_sum"),
-    ("ReluTransformation", "movement.relu"),
-    ("ReshapeTransformation", "movement.reshape"),
-    ("SqueezeTransformation", "movement.squeeze"),
-    ("ShuffleChannelsTransformation", "movement.shuffle_channels"),
-    ("SpaceToBatchTransformation", "movement.space_to_batch"),
-    ("SplitTransformation", "movement.split"),
-    ("StridedSliceTransformation", "movement.strided_slice"),
-    ("TransposeTransformation", "movement.transpose"),
-    ("GatherTransformation", "movement.gather"),
-    ("UnsqueezeTransformation", "movement.unsqueeze"),
-    ("VariadicSplitTransformation", "movement.variadic_split"),
+    ("AddTransformation", "eltwise.add", ("Add",)),
+    ("AvgPoolTransformation", "movement.avg_pool", ("AvgPool",)),
+    ("BatchToSpaceTransformation", "movement.batch_to_space", ("BatchToSpace",)),
+    ("BroadcastTransformation", "movement.broadcast", ("Broadcast",)),
+    ("ClampTransformation", "movement.clamp", ("Clamp",)),
+    ("ConcatTransformation", "movement.concat", ("Concat",)),
+    ("ConvolutionTransformation", "weightable.convolution", ("Convolution",)),
+    ("ConvolutionBackpropDataTransformation", "weightable.convolution_backprop_data", ("ConvolutionBackpropData",)),
+    ("DepthToSpaceTransformation", "movement.depth_to_space", ("DepthToSpace",)),
+    ("FakeQuantizeDecompositionTransformation", "fake_quantize.fake_quantize_decomposition", ("FakeQuantize",)),
+    ("FakeQuantizeTransformation", "fake_quantize.fake_quantize", ("FakeQuantize",)),
+    ("InterpolateTransformation", "movement.interpolate", ("Interpolate",)),
+    ("GroupConvolutionTransformation", "weightable.group_convolution", ("GroupConvolution",)),
+    ("MatMulTransformation", "weightable.mat_mul", ("MatMul",)),
+    ("MaxPoolTransformation", "movement.max_pool", ("MaxPool",)),
+    ("MultiplyPartialTransformation", "eltwise.multiply_partial", ("Multiply",)),
+    ("MVNTransformation", "normalization.mvn", ("MVN",)),
+    ("NormalizeL2Transformation", "normalization.normalize_l2", ("NormalizeL2",)),
+    ("PadTransformation", "movement.pad", ("Pad",)),
+    ("PReluTransformation", "movement.prelu", ("PRelu",)),
+    ("ReduceMaxTransformation", "reduce.reduce_max", ("ReduceMax",)),
+    ("ReduceMeanTransformation", "reduce.reduce_mean", ("ReduceMean",)),
+    ("ReduceMinTransformation", "reduce.reduce_min", ("ReduceMin",)),
+    ("ReduceSumTransformation", "reduce.reduce_sum", ("ReduceSum",)),
+    ("ReluTransformation", "movement.relu", ("Relu",)),
+    ("ReshapeTransformation", "movement.reshape", ("Reshape",)),
+    ("SqueezeTransformation", "movement.squeeze", ("Squeeze",)),
+    ("ShuffleChannelsTransformation", "movement.shuffle_channels", ("ShuffleChannels",)),
+    ("SpaceToBatchTransformation", "movement.space_to_batch", ("SpaceToBatch",)),
+    ("SplitTransformation", "movement.split", ("Split",)),
+    ("StridedSliceTransformation", "movement.strided_slice", ("StridedSlice",)),
+    ("TransposeTransformation", "movement.transpose", ("Transpose",)),
+    ("GatherTransformation", "movement.gather", ("Gather",)),
+    ("UnsqueezeTransformation", "movement.unsqueeze", ("Unsqueeze",)),
+    ("VariadicSplitTransformation", "movement.variadic_split", ("VariadicSplit",)),
 ))
 
 CLEANUP = Step("cleanup", (
-    ("EliminateFakeQuantizeTransformation", "cleanup.eliminate_fake_quantize"),
-    ("FoldConvertTransformation", "cleanup.fold_convert"),
-    ("FuseConvertTransformation", "cleanup.fuse_convert"),
-    ("FuseSubtractToFakeQuantizeTransformation", "cleanup.fuse_subtract_to_fake_quantize"),
-    ("FuseMultiplyToFakeQuantizeTransformation", "cleanup.fuse_multiply_to_fake_quantize"),
-    ("MultiplyToGroupConvolutionTransformation", "cleanup.multiply_to_group_convolution"),
+    ("EliminateFakeQuantizeTransformation", "cleanup.eliminate_fake_quantize", ("FakeQuantize",)),
+    ("FoldConvertTransformation", "cleanup.fold_convert", ("Subtract",)),
+    ("FuseConvertTransformation", "cleanup.fuse_convert", ("Multiply", "Subtract", "Add", "FakeQuantize")),
+    ("FuseSubtractToFakeQuantizeTransformation", "cleanup.fuse_subtract_to_fake_quantize", ("Subtract",)),
+    ("FuseMultiplyToFakeQuantizeTransformation", "cleanup.fuse_multiply_to_fake_quantize", ("Multiply",)),
+    ("MultiplyToGroupConvolutionTransformation", "cleanup.multiply_to_group_convolution", ("Multiply",)),
 ))
 
-FOLD_FAKE_QUANTIZE = Step("fold_fake_quantize", (("FoldFakeQuantizeTransformation", "fake_quantize.fold_fake_quantize"),))
+FOLD_FAKE_QUANTIZE = Step("fold_fake_quantize", (
+    ("FoldFakeQuantizeTransformation", "fake_quantize.fold_fake_quantize", ("FakeQuantize",)),
+))
 
 # Not in OpenVINO's standard pipeline, but runnable by name (`transformations.only`):
 # older pipelines registered MultiplyTransformation instead of MultiplyPartialTransformation,
 # and plugins run ConvertSubtractConstant before LPT.
 EXTRA = Step("extra", (
-    ("MultiplyTransformation", "eltwise.multiply"),
-    ("SubtractTransformation", "eltwise.subtract"),
-    ("ConvertSubtractConstant", "weightable.convert_subtract_constant"),
+    ("MultiplyTransformation", "eltwise.multiply", ("Multiply",)),
+    ("SubtractTransformation", "eltwise.subtract", ("Subtract",)),
+    ("ConvertSubtractConstant", "weightable.convert_subtract_constant", ("Multiply",)),
 ))
 
 STEPS = (PREREQUISITES, MAIN, CLEANUP, FOLD_FAKE_QUANTIZE)
 KNOWN_NAMES = frozenset(name for step in (*STEPS, EXTRA) for name in step.names)
-_MODULES = {name: module for step in (*STEPS, EXTRA) for name, module in step.passes}
+_MODULES = {name: module for step in (*STEPS, EXTRA) for name, module, _ in step.passes}
+_OP_TYPES = {name: op_types for step in (*STEPS, EXTRA) for name, _, op_types in step.passes}
+
+
+def op_types(name: str) -> tuple[str, ...]:
+    """The op types the pass `name` roots on, without importing it: a step imports only the
+    passes for types its graph holds (most models use a third of them)."""
+    return _OP_TYPES[name]
 
 
 def load(name: str) -> type[Transformation]:

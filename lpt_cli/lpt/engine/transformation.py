@@ -1,6 +1,6 @@
 """The contract every LPT transformation and cleanup pass fulfils.
 
-A transformation roots on nodes of `op_types`; the engine offers it each such node and
+A transformation roots on nodes of its `op_types` (its registry row); the engine offers it each such node and
 stops trying further transformations on that node as soon as one returns True (OpenVINO's
 GraphRewrite semantics, which the reference results depend on). When a transformation
 declines a node it says why through `reject`, so reports can explain "why FP32?".
@@ -38,10 +38,10 @@ class Context:
 
 
 class Transformation:
-    """Base of all passes of steps 1, 3 and 4. Subclasses set `name` and `op_types`."""
+    """Base of all passes of steps 1, 3 and 4. Subclasses set `name`; the op types a pass roots
+    on are written once, in its registry row (so the pipeline imports no pass the model lacks)."""
 
     name: ClassVar[str] = ""
-    op_types: ClassVar[tuple[str, ...]] = ()
     # Whether the nodes `transform` creates are offered to the step's passes next (OpenVINO's
     # register_new_node). Most LPT passes never register theirs: False keeps e.g. the Add that
     # AddTransformation builds from being transformed again.
@@ -51,6 +51,9 @@ class Transformation:
     op_versions: ClassVar[tuple[str, ...] | None] = None
 
     def __init__(self, ctx: Context) -> None:
+        from . import registry  # registry imports this module
+
+        self.op_types = registry.op_types(self.name)
         self.ctx = ctx
         self.graph = ctx.graph
         self.config = ctx.config

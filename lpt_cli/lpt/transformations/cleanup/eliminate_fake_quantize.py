@@ -55,7 +55,6 @@ def is_identity(fq: Node) -> bool:
 
 class EliminateFakeQuantizeTransformation(Transformation):
     name = "EliminateFakeQuantizeTransformation"
-    op_types = ("FakeQuantize",)
 
     def applies_to(self, node: Node) -> bool:
         return len(node.inputs) == 5 and all(node.input_node(i).type == "Constant" for i in range(1, 5))

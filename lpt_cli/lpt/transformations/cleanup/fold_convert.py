@@ -16,7 +16,6 @@ def _is_converted_constant(node: Node) -> bool:
 
 class FoldConvertTransformation(Transformation):
     name = "FoldConvertTransformation"
-    op_types = ("Subtract",)
 
     def transform(self, node: Node) -> bool:
         if attributes.is_cleanup_disabled(node):

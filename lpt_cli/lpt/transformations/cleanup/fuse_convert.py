@@ -25,7 +25,6 @@ def constant_fits(precision: ElementType, value: np.ndarray) -> bool:
 
 class FuseConvertTransformation(Transformation):
     name = "FuseConvertTransformation"
-    op_types = (*_ELTWISE, "FakeQuantize")
 
     def applies_to(self, node: Node) -> bool:
         if node.type == "FakeQuantize":

@@ -15,7 +15,6 @@ from .fuse_to_fake_quantize import FuseElementwiseToFakeQuantize
 
 class FuseMultiplyToFakeQuantizeTransformation(FuseElementwiseToFakeQuantize):
     name = "FuseMultiplyToFakeQuantizeTransformation"
-    op_types = ("Multiply",)
 
     @staticmethod
     def combine(interval: np.ndarray, operand: np.ndarray) -> np.ndarray:

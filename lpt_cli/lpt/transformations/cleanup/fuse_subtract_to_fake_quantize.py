@@ -9,7 +9,6 @@ from .fuse_to_fake_quantize import FuseElementwiseToFakeQuantize
 
 class FuseSubtractToFakeQuantizeTransformation(FuseElementwiseToFakeQuantize):
     name = "FuseSubtractToFakeQuantizeTransformation"
-    op_types = ("Subtract",)
 
     @staticmethod
     def combine(interval: np.ndarray, operand: np.ndarray) -> np.ndarray:

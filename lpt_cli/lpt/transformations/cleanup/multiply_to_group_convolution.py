@@ -21,7 +21,6 @@ GROUP_SIZE = 1  # OpenVINO's default; plugins may set another
 
 class MultiplyToGroupConvolutionTransformation(Transformation):
     name = "MultiplyToGroupConvolutionTransformation"
-    op_types = ("Multiply",)
 
     def transform(self, node: Node) -> bool:
         problem = self._problem(node)

@@ -59,7 +59,6 @@ def _keep_mat_mul_zero_point(old: Node | None, new: Node, old_shift: np.ndarray)
 
 class AddTransformation(Transformation):
     name = "AddTransformation"
-    op_types = ("Add",)
     revisits_created = False
 
     def transform(self, node: Node) -> bool:

@@ -56,7 +56,6 @@ def _scales(dq1: Dequantization, dq2: Dequantization) -> np.ndarray | None:
 
 class MultiplyTransformation(Transformation):
     name = "MultiplyTransformation"
-    op_types = ("Multiply",)
     revisits_created = False
 
     def transform(self, node: Node) -> bool:

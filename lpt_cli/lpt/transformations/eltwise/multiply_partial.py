@@ -43,7 +43,6 @@ def _optimal_precision(empty: Dequantization, full: Dequantization, deq: Element
 
 class MultiplyPartialTransformation(Transformation):
     name = "MultiplyPartialTransformation"
-    op_types = ("Multiply",)
     revisits_created = False
 
     def transform(self, node: Node) -> bool:

@@ -16,7 +16,6 @@ from ...engine.transformation import Transformation
 
 class SubtractTransformation(Transformation):
     name = "SubtractTransformation"
-    op_types = ("Subtract",)
     revisits_created = False
 
     def applies_to(self, node: Node) -> bool:

@@ -38,7 +38,6 @@ def _fit_rank(value: np.ndarray, rank: int | None) -> np.ndarray:
 
 class FakeQuantizeTransformation(Transformation):
     name = "FakeQuantizeTransformation"
-    op_types = ("FakeQuantize",)
 
     def transform(self, node: Node) -> bool:
         if not constant_intervals(node):

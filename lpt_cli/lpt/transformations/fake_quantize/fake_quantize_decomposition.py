@@ -77,7 +77,6 @@ def _needs_alignment(fq: Node) -> bool:
 
 class FakeQuantizeDecompositionTransformation(Transformation):
     name = "FakeQuantizeDecompositionTransformation"
-    op_types = ("FakeQuantize",)
 
     def transform(self, node: Node) -> bool:
         if not is_quantize_supported(node):

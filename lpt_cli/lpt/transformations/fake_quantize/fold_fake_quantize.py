@@ -31,7 +31,6 @@ def _intervals_foldable(fq: Node) -> bool:
 
 class FoldFakeQuantizeTransformation(Transformation):
     name = "FoldFakeQuantizeTransformation"
-    op_types = ("FakeQuantize",)
 
     def transform(self, node: Node) -> bool:
         if not (is_constant_path(node) or has_constant_output(node)):

@@ -15,7 +15,6 @@ from .move_dequantization import MoveDequantizationTransformation
 
 class AvgPoolTransformation(MoveDequantizationTransformation):
     name = "AvgPoolTransformation"
-    op_types = ("AvgPool",)
     op_versions = ("opset1",)
     revisits_created = False
     layer_checks_first = True

@@ -9,7 +9,6 @@ from .space_to_batch import per_tensor_refusal
 
 class BatchToSpaceTransformation(MoveDequantizationTransformation):
     name = "BatchToSpaceTransformation"
-    op_types = ("BatchToSpace",)
     needs_multiply_input = False
     needs_per_channel = True
 

@@ -9,7 +9,6 @@ from .move_dequantization import MoveDequantizationTransformation, Refusal
 
 class BroadcastTransformation(MoveDequantizationTransformation):
     name = "BroadcastTransformation"
-    op_types = ("Broadcast",)
     needs_per_channel = True
 
     def applies_to(self, node: Node) -> bool:

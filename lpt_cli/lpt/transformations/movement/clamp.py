@@ -20,7 +20,6 @@ def _bound(value: float) -> str:
 
 class ClampTransformation(MoveDequantizationTransformation):
     name = "ClampTransformation"
-    op_types = ("Clamp",)
     revisits_created = False
     layer_checks_first = True
     needs_dequantization = False  # `check` asks for a scalar-like scale

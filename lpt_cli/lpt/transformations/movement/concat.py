@@ -37,7 +37,6 @@ def _only_along_axis(shape: tuple[int, ...], rank: int, axis: int) -> bool:
 
 class ConcatTransformation(Transformation):
     name = "ConcatTransformation"
-    op_types = ("Concat",)
     revisits_created = False
 
     def _dq_ok(self, dq: Dequantization) -> bool:

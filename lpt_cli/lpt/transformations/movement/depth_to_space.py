@@ -10,7 +10,6 @@ from .move_dequantization import MoveDequantizationTransformation, Refusal
 
 class DepthToSpaceTransformation(MoveDequantizationTransformation):
     name = "DepthToSpaceTransformation"
-    op_types = ("DepthToSpace",)
     needs_per_channel = True
 
     def check(self, node: Node, dq: Dequantization) -> Refusal | None:

@@ -12,7 +12,6 @@ from .move_dequantization import MoveDequantizationTransformation, Refusal
 
 class GatherTransformation(MoveDequantizationTransformation):
     name = "GatherTransformation"
-    op_types = ("Gather",)
     needs_per_channel = True
 
     def _axis(self, node: Node) -> int:

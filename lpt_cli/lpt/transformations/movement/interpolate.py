@@ -12,7 +12,6 @@ _CONSTANT_INPUTS = {"opset1": (2,), "opset4": (3, 4)}  # Interpolate-11 is not m
 
 class InterpolateTransformation(MoveDequantizationTransformation):
     name = "InterpolateTransformation"
-    op_types = ("Interpolate",)
     layer_checks_first = True
 
     def applies_to(self, node: Node) -> bool:

@@ -11,7 +11,6 @@ from .move_dequantization import MoveDequantizationTransformation
 
 class MaxPoolTransformation(MoveDequantizationTransformation):
     name = "MaxPoolTransformation"
-    op_types = ("MaxPool",)
     # LPT knows MaxPool-1; the plugin's common optimizations (lpt_cli/lpt/common_optimizations/pooling.py)
     # turn MaxPool-14 and MaxPool-8 into it where they may.
     op_versions = ("opset1",)

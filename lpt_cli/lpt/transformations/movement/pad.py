@@ -37,7 +37,6 @@ def pad_array(value: np.ndarray, begin: list[int], end: list[int], mode: str, fi
 
 class PadTransformation(MoveDequantizationTransformation):
     name = "PadTransformation"
-    op_types = ("Pad",)
     constant_inputs = (1, 2, 3)
 
     def _pads(self, node: Node) -> tuple[list[int], list[int]]:

@@ -9,7 +9,6 @@ from .relu import ReluTransformation
 
 class PReluTransformation(ReluTransformation):
     name = "PReluTransformation"
-    op_types = ("PRelu",)
     constant_inputs = (1,)  # the slope
 
     def move(self, node: Node, dq: Dequantization) -> None:

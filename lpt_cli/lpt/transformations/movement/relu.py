@@ -13,7 +13,6 @@ class ReluTransformation(MoveDequantizationTransformation):
     """Also the base of PReluTransformation: both commute with a scale >= 0 without a zero point."""
 
     name = "ReluTransformation"
-    op_types = ("Relu",)
     revisits_created = False
     layer_checks_first = True
     needs_dequantization = False  # `check` says why, with the op's name

@@ -33,7 +33,6 @@ def _with_batch(value: np.ndarray, rank: int) -> tuple[int, ...]:
 
 class ReshapeTransformation(MoveDequantizationTransformation):
     name = "ReshapeTransformation"
-    op_types = ("Reshape",)
     needs_per_channel = True
 
     def applies_to(self, node: Node) -> bool:

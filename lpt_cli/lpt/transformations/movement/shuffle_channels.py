@@ -19,7 +19,6 @@ def shuffle(value: np.ndarray, axis: int, group: int) -> np.ndarray:
 
 class ShuffleChannelsTransformation(MoveDequantizationTransformation):
     name = "ShuffleChannelsTransformation"
-    op_types = ("ShuffleChannels",)
 
     def check(self, node: Node, dq: Dequantization) -> Refusal | None:
         if not static_output_ranks(node) or node.input_value(0).rank is None:

@@ -15,7 +15,6 @@ def per_tensor_refusal(dq: Dequantization) -> Refusal | None:
 
 class SpaceToBatchTransformation(MoveDequantizationTransformation):
     name = "SpaceToBatchTransformation"
-    op_types = ("SpaceToBatch",)
     needs_multiply_input = False
     needs_per_channel = True
 

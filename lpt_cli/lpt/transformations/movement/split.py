@@ -20,7 +20,6 @@ from ...engine.transformation import Transformation
 
 class SplitTransformation(Transformation):
     name = "SplitTransformation"
-    op_types = ("Split",)
 
     def applies_to(self, node: Node) -> bool:
         return (super().applies_to(node) and node.input_node(0).type == "Multiply"

@@ -20,7 +20,6 @@ def squeezed_axes(node: Node) -> tuple[int, ...]:
 
 class SqueezeTransformation(MoveDequantizationTransformation):
     name = "SqueezeTransformation"
-    op_types = ("Squeeze",)
     constant_inputs = (1,)
     needs_per_channel = True
 

@@ -67,7 +67,6 @@ class SliceSpec:
 
 class StridedSliceTransformation(MoveDequantizationTransformation):
     name = "StridedSliceTransformation"
-    op_types = ("StridedSlice",)
     needs_multiply_input = False
 
     def check(self, node: Node, dq: Dequantization) -> Refusal | None:

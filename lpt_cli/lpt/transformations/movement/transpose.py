@@ -16,7 +16,6 @@ from .move_dequantization import MoveDequantizationTransformation, Refusal
 
 class TransposeTransformation(MoveDequantizationTransformation):
     name = "TransposeTransformation"
-    op_types = ("Transpose",)
     constant_inputs = (1,)
     needs_per_channel = True
 

@@ -18,7 +18,6 @@ def inserted_axes(node: Node) -> tuple[int, ...]:
 
 class UnsqueezeTransformation(MoveDequantizationTransformation):
     name = "UnsqueezeTransformation"
-    op_types = ("Unsqueeze",)
     constant_inputs = (1,)
     needs_per_channel = True
 

@@ -7,7 +7,6 @@ from .split import SplitTransformation
 
 class VariadicSplitTransformation(SplitTransformation):
     name = "VariadicSplitTransformation"
-    op_types = ("VariadicSplit",)
 
     def applies_to(self, node: Node) -> bool:
         return super().applies_to(node) and node.input_node(2).type == "Constant"

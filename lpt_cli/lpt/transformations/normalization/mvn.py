@@ -29,7 +29,6 @@ def reduction_axes(mvn: Node) -> set[int] | None:
 
 class MVNTransformation(ScaleAfterTransformation):
     name = "MVNTransformation"
-    op_types = ("MVN",)
 
     def applies_to(self, node: Node) -> bool:
         if node.input_node(0).type != "Multiply":

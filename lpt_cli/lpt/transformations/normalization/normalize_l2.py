@@ -15,7 +15,6 @@ _SUPPORTED_AXES = ([1], [1, 2, 3])
 
 class NormalizeL2Transformation(ScaleAfterTransformation):
     name = "NormalizeL2Transformation"
-    op_types = ("NormalizeL2",)
 
     def applies_to(self, node: Node) -> bool:
         return (len(node.inputs) == 2 and node.input_node(0).type == "Multiply"

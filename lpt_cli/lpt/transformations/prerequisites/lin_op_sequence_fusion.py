@@ -42,7 +42,6 @@ def _inner(node: Node, op_type: str) -> tuple[Node, Output, Node, Node] | None:
 
 class LinOpSequenceFusion(Transformation):
     name = "LinOpSequenceFusion"
-    op_types = ("Multiply", "Add")
 
     def transform(self, node: Node) -> bool:
         if node.type == "Add":

@@ -29,7 +29,6 @@ def update_reshape_values(const_shape: tuple[int, ...], eltwise_shape: tuple[int
 
 class PullReshapeThroughDequantization(PullThroughDequantization):
     name = "PullReshapeThroughDequantization"
-    op_types = ("Reshape",)
 
     def applies_to(self, node: Node) -> bool:
         return super().applies_to(node) and node.output().is_static

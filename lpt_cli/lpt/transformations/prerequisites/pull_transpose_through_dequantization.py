@@ -9,7 +9,6 @@ from .pull_through import PullThroughDequantization
 
 class PullTransposeThroughDequantization(PullThroughDequantization):
     name = "PullTransposeThroughDequantization"
-    op_types = ("Transpose",)
 
     def _order(self, op: Node) -> list[int] | None:
         order = op.input_node(1).value.reshape(-1).astype(np.int64).tolist()

@@ -18,7 +18,6 @@ def negative_scale_refusal(dq: Dequantization) -> Refusal | None:
 
 class ReduceMaxTransformation(ReduceBaseTransformation):
     name = "ReduceMaxTransformation"
-    op_types = ("ReduceMax",)
 
     def check(self, node: Node, dq: Dequantization) -> Refusal | None:
         return super().check(node, dq) or negative_scale_refusal(dq)

@@ -6,5 +6,4 @@ from .reduce_base import ReduceBaseTransformation
 
 class ReduceMeanTransformation(ReduceBaseTransformation):
     name = "ReduceMeanTransformation"
-    op_types = ("ReduceMean",)
     update_precision = False

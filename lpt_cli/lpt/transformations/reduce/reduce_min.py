@@ -10,7 +10,6 @@ from .reduce_max import negative_scale_refusal
 
 class ReduceMinTransformation(ReduceBaseTransformation):
     name = "ReduceMinTransformation"
-    op_types = ("ReduceMin",)
 
     def check(self, node: Node, dq: Dequantization) -> Refusal | None:
         return super().check(node, dq) or negative_scale_refusal(dq)

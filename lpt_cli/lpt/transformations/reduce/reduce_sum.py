@@ -13,7 +13,6 @@ from ...engine.layer_checks import Refusal
 
 class ReduceSumTransformation(ReduceBaseTransformation):
     name = "ReduceSumTransformation"
-    op_types = ("ReduceSum",)
     update_precision = False
 
     def check(self, node: Node, dq: Dequantization) -> Refusal | None:

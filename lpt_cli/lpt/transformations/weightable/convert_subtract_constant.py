@@ -17,7 +17,6 @@ def _single_use(node: Node) -> bool:
 
 class ConvertSubtractConstant(Transformation):
     name = "ConvertSubtractConstant"
-    op_types = ("Multiply",)
 
     def _match(self, multiply: Node) -> tuple[Node, Node, Node] | None:
         """(weights Convert, Subtract, zero point) of Multiply(Subtract(Convert(C), C), C)."""

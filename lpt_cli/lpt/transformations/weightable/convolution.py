@@ -61,7 +61,6 @@ def broadcast_constant_input(node: Node, index: int, shape: tuple[int, ...]) -> 
 
 class ConvolutionTransformation(WeightableLayerTransformation):
     name = "ConvolutionTransformation"
-    op_types = ("Convolution",)
 
     def applies_to(self, node: Node) -> bool:
         return (len(node.inputs) == 2 and node.input_node(0).type == "Multiply"

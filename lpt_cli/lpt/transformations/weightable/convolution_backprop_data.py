@@ -18,7 +18,6 @@ from .convolution import ConvolutionTransformation
 
 class ConvolutionBackpropDataTransformation(ConvolutionTransformation):
     name = "ConvolutionBackpropDataTransformation"
-    op_types = ("ConvolutionBackpropData",)
 
     def applies_to(self, node: Node) -> bool:
         if len(node.inputs) not in (2, 3) or node.input_node(0).type != "Multiply":

@@ -15,7 +15,6 @@ from .weightable_layer import groups_count
 
 class GroupConvolutionTransformation(ConvolutionTransformation):
     name = "GroupConvolutionTransformation"
-    op_types = ("GroupConvolution",)
     reshape_is_required = True
 
     def applies_to(self, node: Node) -> bool:
