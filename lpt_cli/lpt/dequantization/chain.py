@@ -7,6 +7,7 @@ broadcasts its data is not a dequantization, f16/f32 Converts count as dequantiz
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -123,7 +124,7 @@ def constant_is_per_channel(eltwise: Node, constant: Node, channel_dim: int) -> 
     shape = constant.constant_data.shape
     if len(shape) > 5:
         return False
-    if int(np.prod(shape, dtype=np.int64)) == 1:
+    if math.prod(shape) == 1:
         return True
     out = eltwise.output().shape
     if out is None or channel_dim >= len(out) or out[channel_dim] < 0:
