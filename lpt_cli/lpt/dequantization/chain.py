@@ -185,11 +185,12 @@ def get_dequantization(node: Node, default_precisions: Iterable[ElementType],
         multiply = current.node
         if not check_shape(multiply):
             return Dequantization()
-        const_index = next((i for i in (1, 0) if multiply.input_node(i).type == "Constant"
-                            and multiply.input_value(i).element_type.is_real), None)
-        if const_index is None:
+        for slot in (multiply.inputs[1], multiply.inputs[0]):  # the scale: a real Constant, input 1 first
+            if slot.source.node.type == "Constant" and slot.source.element_type.is_real:
+                break
+        else:
             return Dequantization()
-        dq.multiply, dq.multiply_constant = multiply, multiply.input_node(const_index)
+        dq.multiply, dq.multiply_constant = multiply, slot.source.node
         current = multiply.input_value(data_branch(multiply))
         dq.data = current
     if current.node.type == "Subtract":

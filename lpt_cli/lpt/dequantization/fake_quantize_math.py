@@ -219,7 +219,11 @@ def copy_info(source: Node, target: Node) -> None:
 
 
 def _interval_constant(graph: Graph, values: np.ndarray, etype: ElementType) -> Output:
-    value = to_scalar_if_possible(values) if is_scalar_like(values) else values
+    """A Constant of the interval, a scalar when it is one value (asked first: the common case)."""
+    if values.size == 1:
+        value = values.reshape(())
+    else:
+        value = to_scalar_if_possible(values) if is_scalar_like(values) else values
     return graph.add_constant(cast(value, etype), etype).output()
 
 
