@@ -77,7 +77,7 @@ def _f32_to_bf16(values: np.ndarray) -> np.ndarray:
 class ConstantData:
     """The value of one Constant: element type, shape, and bytes (lazy) or an array."""
 
-    __slots__ = ("element_type", "shape", "blob", "offset", "size", "_array")
+    __slots__ = ("element_type", "shape", "blob", "offset", "size", "_array", "_view")
 
     def __init__(self, etype: ElementType, shape: Sequence[int], *, blob: Blob | None = None,
                  offset: int = 0, size: int = 0, array: np.ndarray | None = None) -> None:
@@ -87,6 +87,7 @@ class ConstantData:
         self.offset = offset
         self.size = size
         self._array = array
+        self._view: np.ndarray | None = None  # array() of a plain lazy value, kept: it is only a view
 
     @classmethod
     def from_array(cls, value: np.ndarray, etype: ElementType | None = None,
@@ -130,6 +131,8 @@ class ConstantData:
         """The decoded value: numpy array of `shape` (bf16 as f32, u1/u4/i4 one byte each)."""
         if self._array is not None:
             return self._array
+        if self._view is not None:
+            return self._view
         et = self.element_type
         raw = np.frombuffer(self.raw_bytes(), dtype=np.uint8 if et.dtype is None else et.dtype)
         if et.name == "bf16":
@@ -139,7 +142,10 @@ class ConstantData:
                 raise ValueError("nf4 constants are kept as raw bytes and cannot be decoded")
             value = _unpack(raw, et, self.count)
         else:
-            value = raw[: self.count]
+            # a read-only view of the map, so it costs no memory to keep; the decoded bf16 and
+            # packed types are copies, decoded again on each call rather than held
+            self._view = raw[: self.count].reshape(self.shape)
+            return self._view
         return value.reshape(self.shape)
 
 

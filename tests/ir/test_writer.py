@@ -31,6 +31,18 @@ def test_untouched_constants_are_never_decoded(tmp_path: Path, monkeypatch: pyte
     assert all(n.data.is_lazy for n in read_ir(tmp_path / "out.xml") if n.is_constant)
 
 
+
+def test_a_decoded_constant_stays_a_slice_of_the_input(tmp_path: Path) -> None:
+    """Decoding a lazy constant keeps it lazy (written as a copy of its input bytes) and gives
+    a read-only view of the map, the same value on every call."""
+    graph = read_ir(conv_fq_model(tmp_path))
+    weights = next(n for n in graph if n.is_constant and n.data.element_type.name == "i8")
+    first = weights.value
+    assert weights.data.is_lazy and not first.flags.writeable
+    assert first.shape == weights.data.shape
+    assert np.array_equal(first, weights.value)
+    assert first.tobytes() == bytes(weights.data.raw_bytes())
+
 def _two_copies_graph() -> Graph:
     g = Graph("dedup")
     x = g.add_node("Parameter", outputs=[("f32", (64,))], attrs={"shape": "64", "element_type": "f32"}, name="x")

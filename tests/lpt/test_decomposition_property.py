@@ -10,8 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lpt_cli.ir import Graph
-from lpt_cli.ir.eltypes import f32, i8, u8
-from lpt_cli.lpt.dequantization.fake_quantize_math import decompose_fake_quantize, evaluate_fake_quantize
+from lpt_cli.ir.eltypes import f32, i8, i32, u8
+from lpt_cli.lpt.dequantization.fake_quantize_math import (_clamp_scale, _dequantization_values,
+                                                         _one_value_dequantization, decompose_fake_quantize,
+                                                         evaluate_fake_quantize)
 
 _bound = st.floats(min_value=-50.0, max_value=50.0, allow_nan=False, width=32)
 
@@ -52,3 +54,20 @@ def test_unsigned_with_zero_point(il: float, width: float, ol: float, span: floa
 @given(il=_bound, width=st.floats(0.1, 20.0), half=st.floats(0.05, 20.0))
 def test_signed_symmetric(il: float, width: float, half: float) -> None:
     _check(il, il + width, -half * 128 / 127, half, i8, -128.0, 127.0, False)
+
+
+_any_bound = st.floats(-2.0**64, 2.0**64, width=32)  # the pipeline refuses wider FakeQuantize bounds
+
+
+@settings(max_examples=200, deadline=None)
+@given(low=_any_bound, high=_any_bound, precision=st.sampled_from([u8, i8, i32]))
+def test_one_value_interval_matches_the_per_channel_arithmetic(low: float, high: float, precision) -> None:
+    """The scalar path of a per-tensor interval yields the bits of the array path: scale
+    (clamped), shift, new low and high, all float32."""
+    mn, mx = (0.0, 255.0) if precision == u8 else (-128.0, 127.0)
+    arrays = _dequantization_values(np.array([low], np.float32), np.array([high], np.float32), precision, mn, mx)
+    expected = (_clamp_scale(arrays[0]), *arrays[1:])
+    actual = _one_value_dequantization(np.float32(low), np.float32(high), precision, mn, mx)
+    for want, got in zip(expected, actual):
+        assert isinstance(got, np.float32)
+        assert want.reshape(()).tobytes() == got.tobytes()

@@ -7,6 +7,7 @@ broadcasts its data is not a dequantization, f16/f32 Converts count as dequantiz
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -123,7 +124,7 @@ def constant_is_per_channel(eltwise: Node, constant: Node, channel_dim: int) -> 
     shape = constant.constant_data.shape
     if len(shape) > 5:
         return False
-    if int(np.prod(shape, dtype=np.int64)) == 1:
+    if math.prod(shape) == 1:
         return True
     out = eltwise.output().shape
     if out is None or channel_dim >= len(out) or out[channel_dim] < 0:
@@ -139,9 +140,9 @@ def constant_is_per_channel(eltwise: Node, constant: Node, channel_dim: int) -> 
     return all(dim == 1 or (i == axis and dim == channels) for i, dim in enumerate(shape))
 
 
-def check_shape(eltwise: Node) -> bool:
-    """The data input must not be broadcast by the constant (same rank, same static dims)."""
-    data = eltwise.input_value(data_branch(eltwise)).shape
+def check_shape(eltwise: Node, data_index: int) -> bool:
+    """The data input (`data_index`) must not be broadcast by the constant (same rank, same static dims)."""
+    data = eltwise.input_value(data_index).shape
     out = eltwise.output().shape
     if data == out:  # the common case, without the per-dimension walk below
         return True
@@ -182,19 +183,21 @@ def get_dequantization(node: Node, default_precisions: Iterable[ElementType],
     dq = Dequantization(data=current)
     if current.node.type == "Multiply":
         multiply = current.node
-        if not check_shape(multiply):
+        data_index = data_branch(multiply)
+        if not check_shape(multiply, data_index):
             return Dequantization()
-        const_index = next((i for i in (1, 0) if multiply.input_node(i).type == "Constant"
-                            and multiply.input_value(i).element_type.is_real), None)
-        if const_index is None:
+        for slot in (multiply.inputs[1], multiply.inputs[0]):  # the scale: a real Constant, input 1 first
+            if slot.source.node.type == "Constant" and slot.source.element_type.is_real:
+                break
+        else:
             return Dequantization()
-        dq.multiply, dq.multiply_constant = multiply, multiply.input_node(const_index)
-        current = multiply.input_value(data_branch(multiply))
+        dq.multiply, dq.multiply_constant = multiply, slot.source.node
+        current = multiply.input_value(data_index)
         dq.data = current
     if current.node.type == "Subtract":
         subtract = current.node
         branch, convert, constant = subtract_constant_branch(subtract)
-        if not check_shape(subtract) or branch < 0:
+        if branch < 0 or not check_shape(subtract, data_branch(subtract)):
             dq.channel_dim = channel_dim_of(current)
             return dq
         dq.subtract, dq.subtract_convert, dq.subtract_constant = subtract, convert, constant

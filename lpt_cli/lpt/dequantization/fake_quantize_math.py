@@ -123,6 +123,28 @@ def _dequantization_values(low: np.ndarray, high: np.ndarray, precision: Element
     return scale, shift, new_low, new_high
 
 
+def _one_value_dequantization(low: np.float32, high: np.float32, precision: ElementType, min_: float,
+                              max_: float) -> tuple[np.float32, np.float32, np.float32, np.float32]:
+    """_dequantization_values for a one-value interval with numpy scalars: the same float32
+    (float64) operations, rounded at the same steps, without the cost of array calls (most
+    activation FQs are per tensor). The scale comes back clamped."""
+    dt = np.float64 if precision.name in ("i32", "u32") else np.float32
+    lo, hi = dt(low), dt(high)
+    if lo == hi:
+        return np.float32(1.0), np.float32(0.0), high, high
+    mn, mx = dt(min_), dt(max_)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        shift = np.float32((mn * hi - mx * lo) / (hi - lo))
+        scale = np.float32((hi - lo) / (mx - mn))
+    if shift == 0:
+        shift = np.float32(0.0)  # no -0.0
+    if abs(scale) < _MIN_SCALE:
+        scale = _MIN_SCALE
+    elif abs(scale) > _MAX_SCALE:
+        scale = _MAX_SCALE if scale > 0 else -_MAX_SCALE
+    return scale, shift, np.float32(min_), np.float32(max_)
+
+
 def _clamp_scale(scale: np.ndarray) -> np.ndarray:
     out = scale.copy()
     tiny = np.abs(out) < _MIN_SCALE
@@ -143,10 +165,16 @@ def decompose_fake_quantize(fq: Node, precision: ElementType, min_: float, max_:
     out_low = fq.input_node(3)
     low = np.asarray(out_low.value, dtype=np.float32)
     high = np.asarray(fq.input_node(4).value, dtype=np.float32)
-    common = np.broadcast_shapes(low.shape, high.shape)  # e.g. a scalar low and a [1] high
-    low, high = np.broadcast_to(low, common), np.broadcast_to(high, common)
-    scale, shift, new_low, new_high = (v.reshape(low.shape) for v in _dequantization_values(
-        low.reshape(-1), np.ascontiguousarray(high).reshape(-1), precision, min_, max_))
+    if low.size == 1 and high.size == 1:
+        common = low.shape if low.ndim >= high.ndim else high.shape  # (every dim is 1)
+        scale, shift, new_low, new_high = (np.full(common, v, np.float32) for v in _one_value_dequantization(
+            low.reshape(-1)[0], high.reshape(-1)[0], precision, min_, max_))
+    else:
+        common = np.broadcast_shapes(low.shape, high.shape)  # e.g. a scalar low and a [1] high
+        low, high = np.broadcast_to(low, common), np.broadcast_to(high, common)
+        scale, shift, new_low, new_high = (v.reshape(common) for v in _dequantization_values(
+            low.reshape(-1), np.ascontiguousarray(high).reshape(-1), precision, min_, max_))
+        scale = _clamp_scale(scale)
     if not update_precision and np.all(scale == 1) and np.all(shift == 0):
         return None
     interval_type = out_low.output().element_type
@@ -173,7 +201,7 @@ def decompose_fake_quantize(fq: Node, precision: ElementType, min_: float, max_:
         shift_const = graph.add_constant(shift, deq_precision).output()
         subtract = graph.add_node("Subtract", [parent, shift_const], outputs=[(f32, parent.shape)])
         parent = subtract.output()
-    scale_const = graph.add_constant(_clamp_scale(scale), f32).output()
+    scale_const = graph.add_constant(scale, f32).output()
     multiply = graph.add_node("Multiply", [parent, scale_const], outputs=[(fq.output().element_type, fq.output().shape)])
     insert_dequantization_after(fq, multiply, quantize)
     return Decomposition(quantize, convert, subtract, multiply)
@@ -191,7 +219,11 @@ def copy_info(source: Node, target: Node) -> None:
 
 
 def _interval_constant(graph: Graph, values: np.ndarray, etype: ElementType) -> Output:
-    value = to_scalar_if_possible(values) if is_scalar_like(values) else values
+    """A Constant of the interval, a scalar when it is one value (asked first: the common case)."""
+    if values.size == 1:
+        value = values.reshape(())
+    else:
+        value = to_scalar_if_possible(values) if is_scalar_like(values) else values
     return graph.add_constant(cast(value, etype), etype).output()
 
 

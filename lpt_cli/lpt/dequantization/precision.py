@@ -147,9 +147,10 @@ def get_precision_details(levels: int, output_low: np.ndarray | Sequence[float],
                           output_high: np.ndarray | Sequence[float]) -> PrecisionDetails:
     """LayerTransformation::getPrecisionDetails with OpenVINO's hard-coded thresholds."""
     # OpenVINO computes in float32; the thresholds are sensitive to it.
-    # broadcast before flattening: a per-tensor low may go with a per-channel high
-    low, high = (np.ascontiguousarray(v).reshape(-1) for v in np.broadcast_arrays(
-        np.asarray(output_low, dtype=np.float32), np.asarray(output_high, dtype=np.float32)))
+    low, high = np.asarray(output_low, dtype=np.float32), np.asarray(output_high, dtype=np.float32)
+    if low.shape != high.shape:  # broadcast before flattening: a per-tensor low may go with a per-channel high
+        low, high = np.broadcast_arrays(low, high)
+    low, high = low.reshape(-1), high.reshape(-1)
     side_ratio = np.float32(-np.float32(levels) / (np.float32(levels) - np.float32(2)))
     signed = unsigned = True
     has_negative = has_zp = any_normal = False

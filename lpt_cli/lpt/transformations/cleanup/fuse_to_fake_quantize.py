@@ -7,6 +7,7 @@ FQ's output bounds gives back one float FakeQuantize with the same values.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -39,7 +40,7 @@ def fusable_into_fake_quantize(eltwise: Node) -> bool:
     if constant is None:
         return False
     shape = list(constant.constant_data.shape)
-    if int(np.prod(shape, dtype=np.int64)) != 1:
+    if math.prod(shape) != 1:
         data_shape = eltwise.input_value(0).shape
         out_shape = eltwise.output().shape
         if data_shape is None or out_shape is None or data_shape != out_shape:

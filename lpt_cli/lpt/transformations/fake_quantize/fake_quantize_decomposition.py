@@ -17,8 +17,9 @@ from ...dequantization.chain import get_dequantization_below
 from ...dequantization.fake_quantize_math import (Decomposition, calculate_levels, compose_fake_quantize, copy_info,
                                   decompose_fake_quantize, insert_dequantization_after)
 from ...surgery.constants import constant, round_half_away
-from ...dequantization.precision import (DataPrecision, QuantizationDetails, get_details, get_precision_details,
-                         is_quantize_supported, is_supported_level, is_supported_precision, precisions_for_levels)
+from ...dequantization.precision import (DataPrecision, QuantizationDetails, constant_intervals, get_details,
+                         get_precision_details, is_quantize_supported, is_supported_level, is_supported_precision,
+                         precisions_for_levels)
 from ...engine.transformation import Transformation
 
 def fuse_convert(fq: Node) -> Node:
@@ -60,10 +61,14 @@ def _precision_by_output_port(attribute: PrecisionsAttribute, details: Quantizat
     return DataPrecision.of(precision, levels, has_zp)
 
 
-def _expected_precision(attribute: PrecisionsAttribute, details: QuantizationDetails) -> ElementType | None:
-    """getDataPrecisionByOutputPortAndFakeQuantize's precision (narrows a shared multi-precision value)."""
-    natural = get_precision_details(details.levels, details.output_low, details.output_high).precision
+def _expected_precision(attribute: PrecisionsAttribute, fq: Node) -> ElementType:
+    """getDataPrecisionByOutputPortAndFakeQuantize's precision (narrows a shared multi-precision
+    value). The FQ's own precision decides only among several: with one value (e.g. every FQ the
+    decomposition made, revisited) its intervals are not read."""
     if len(attribute.value) > 1:
+        details = get_details(fq)
+        assert details is not None, "the caller checked the intervals are Constants"
+        natural = get_precision_details(details.levels, details.output_low, details.output_high).precision
         precision = natural if natural in attribute.value else attribute.value[0]
         attribute.value = [precision]
         return precision
@@ -117,11 +122,9 @@ class FakeQuantizeDecompositionTransformation(Transformation):
     def _compose(self, fq: Node, attribute: PrecisionsAttribute) -> Node | None:
         """An FQ already producing integers: fold the dequantization below back into it when the
         precision it should have differs (else leave it)."""
-        if get_dequantization_below(fq).empty:
+        if get_dequantization_below(fq).empty or not constant_intervals(fq):
             return None
-        details = get_details(fq)
-        expected = None if details is None else _expected_precision(attribute, details)
-        if expected is None or expected == fq.output().element_type:
+        if _expected_precision(attribute, fq) == fq.output().element_type:
             return None
         return compose_fake_quantize(fq, self.config.default_precisions)
 

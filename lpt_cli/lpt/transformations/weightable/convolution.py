@@ -8,6 +8,8 @@ cannot be transformed, its weights are still folded to a float Constant.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ....ir import Node, Output
@@ -137,7 +139,7 @@ class ConvolutionTransformation(WeightableLayerTransformation):
 
     def weights_scale_shape(self, layer: Node, scale: Output) -> tuple[int, ...]:
         """[1, C_out, 1, ...] for a per-channel weights scale, a scalar for one value."""
-        if int(np.prod(scale.dims, dtype=np.int64)) == 1:
+        if math.prod(scale.dims) == 1:
             return ()
         out_shape = layer.output().dims
         return (1, out_shape[1], *([1] * (len(out_shape) - 2)))

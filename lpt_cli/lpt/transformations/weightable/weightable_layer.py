@@ -8,6 +8,7 @@ activation side needs one scale per tensor (per group for a GroupConvolution).
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import ClassVar
 
@@ -36,7 +37,7 @@ def weights_dq_axes(layer: Node) -> tuple[int, ...]:
 
 def check_const_shape(axes: Sequence[int], shape: Sequence[int]) -> bool:
     """The constant has one value, or varies only along `axes`."""
-    size = int(np.prod(shape, dtype=np.int64))
+    size = math.prod(shape)
     if size == 1:
         return True
     volume = 1
@@ -256,7 +257,7 @@ def _weights_fake_quantize_ok(layer: Node, fq: Node) -> bool:
     out = fq.output().shape
     if low is None or high is None or low != high or out is None:
         return False
-    size = int(np.prod(low, dtype=np.int64))
+    size = math.prod(low)
     axes = weights_dq_axes(layer)
     volume = 1
     for axis in axes:
