@@ -222,6 +222,8 @@ def _summed_row_after_row(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     ((3, 700), (5, 700), True),
     ((2, 1, 700), (2, 700, 4), False),
     ((2, 704), (6, 704), True),  # k a multiple of 8: transposed bytes read as 8-byte words
+    ((2, 3, 704), (6, 704), True),  # batched rows against 2-D weights: the words too
+    ((1, 1, 704), (704, 6), False),
     ((2, 700), (0, 700), True),
 ])
 def test_zero_point_product_sums_over_k_in_order(block_bytes: int, lhs_shape: tuple[int, ...],

@@ -46,9 +46,13 @@ def _dot_in_order(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
 
     For each row of `lhs` (there is mostly one) the products of a block of k are formed at once,
     decoding `rhs` as it is read (a 1 GiB i8 weight never becomes 4 GiB of f32), and the block's
-    first row takes the running total in before the block is summed."""
+    first row takes the running total in before the block is summed. Against 2-D weights, the
+    rows of a batched `lhs` (BERT's `(1, 1, k)` zero points) are taken as one 2-D `lhs`: each row
+    is summed alone either way, and a 2-D row reads transposed weights by tiles."""
     lhs = lhs.astype(np.float32, copy=False)
     k, n = rhs.shape[-2:]
+    if rhs.ndim == 2 and lhs.ndim > 2:
+        return _dot_in_order(lhs.reshape(-1, lhs.shape[-1]), rhs).reshape(*lhs.shape[:-1], n)
     batch = np.broadcast_shapes(lhs.shape[:-2], rhs.shape[:-2])
     step = max(8, _BLOCK_BYTES // max(1, 4 * n * math.prod(batch)) // 8 * 8)  # whole tiles for _products
     rows = []
