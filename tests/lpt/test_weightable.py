@@ -289,3 +289,31 @@ def test_optimize_multiplies_after_merges_two_scales():
     assert second.input_value(0) is data
     assert np.allclose(second.input_node(1).value, [1.0, 2.0])
     assert not first.alive
+
+
+@pytest.mark.parametrize("transpose", [False, True])
+@pytest.mark.parametrize(("z", "k", "dtype", "shortcut"), [
+    (127.0, 768, np.int8, True),  # BERT-base's zero point and k
+    (128.0, 1024, np.int8, True),  # z * 128 * k == 2**24: the largest sums the shortcut takes
+    (1.0, 65536, np.uint8, True),  # 255 * 65536 < 2**24
+    (129.0, 1024, np.int8, False),  # past the bound: summed in order
+    (126.99999, 768, np.int8, False),  # not a whole number
+])
+def test_whole_number_zero_points_give_the_sum_in_order(z: float, k: int, dtype: type, shortcut: bool,
+                                                       transpose: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Integer sums stand for the f32 sum in order only where every partial sum is exact:
+    bit for bit (the sign of a zero too), at the bound, on extreme and cancelling columns."""
+    limits = np.iinfo(dtype)
+    rng = np.random.default_rng(3)
+    columns = [np.full(k, limits.min), np.full(k, limits.max), np.zeros(k),
+               np.resize([limits.max, -limits.max if limits.min else 0], k),  # cancels to 0
+               np.where(np.arange(k) < k - 4, limits.min, 1),  # odd partial sums past 2**24 if z is odd
+               rng.choice([limits.min, limits.max, 0, 1], k), rng.integers(limits.min, int(limits.max) + 1, k)]
+    weights = np.stack(columns, axis=1).astype(dtype)
+    lhs = np.full((2, k), z, np.float32)
+    expected = _summed_row_after_row(lhs, weights)
+    if shortcut:
+        monkeypatch.setattr(mat_mul, "_products", None)  # the in-order sum is not taken
+    stored = np.ascontiguousarray(weights.T) if transpose else weights
+    got = mat_mul._times_weights(lhs, stored, transpose)
+    assert got.dtype == np.float32 and got.tobytes() == expected.tobytes()

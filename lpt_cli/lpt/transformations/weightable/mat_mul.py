@@ -32,6 +32,7 @@ def swap_last_axes(value: np.ndarray) -> np.ndarray:
 
 
 _BLOCK_BYTES = 1 << 22  # f32 products _dot_in_order forms at a time
+_EXACT = 1 << 24  # f32 holds every whole number up to this magnitude exactly
 
 
 def _times_weights(lhs: np.ndarray, weights: np.ndarray, transpose: bool) -> np.ndarray:
@@ -58,6 +59,10 @@ def _dot_in_order(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     rows = []
     for m in range(lhs.shape[-2]):
         row = lhs[..., m, :, None]
+        exact = _whole_number_dot(row, rhs) if lhs.ndim == 2 and rhs.ndim == 2 else None
+        if exact is not None:
+            rows.append(exact)
+            continue
         total = _sum_rows_in_order(_products(row, rhs, 0, step))
         for start in range(step, k, step):
             products = _products(row, rhs, start, start + step)
@@ -65,6 +70,22 @@ def _dot_in_order(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
             total = _sum_rows_in_order(products)
         rows.append(total)
     return np.stack(rows, axis=-2)
+
+
+def _whole_number_dot(row: np.ndarray, rhs: np.ndarray) -> np.ndarray | None:
+    """`row @ rhs` when `row` (k x 1) is one positive whole number z and the weights integers
+    with z * max|w| * k <= 2**24 (BERT's u8 zero points 127 for k = 768): every product and
+    every partial sum is then a whole number f32 holds exactly, so the sum in order equals
+    z times the column's integer sum. A zero comes out +0 either way (z > 0: no product is
+    -0). None for any other row."""
+    k = rhs.shape[0]
+    z = row[0, 0] if k else np.float32(0)
+    if rhs.dtype.kind not in "iu" or not z > 0 or z != np.floor(z) or np.any(row != z):
+        return None
+    limits = np.iinfo(rhs.dtype)
+    if float(z) * max(-int(limits.min), int(limits.max)) * k > _EXACT:
+        return None
+    return (np.add.reduce(rhs, axis=0, dtype=np.int32) * int(z)).astype(np.float32)  # |each| <= 2**24
 
 
 def _products(row: np.ndarray, rhs: np.ndarray, start: int, stop: int) -> np.ndarray:
