@@ -297,6 +297,8 @@ def test_optimize_multiplies_after_merges_two_scales():
     (128.0, 1024, np.int8, True),  # z * 128 * k == 2**24: the largest sums the shortcut takes
     (1.0, 65536, np.uint8, True),  # 255 * 65536 < 2**24
     (129.0, 1024, np.int8, False),  # past the bound: summed in order
+    (118.0, 3072, np.int8, True),  # past z * 128 * k, but not past z * sum(|w|) of these weights
+    (118.0, 3072, np.int16, False),  # wider weights: their |w| are not summed
     (126.99999, 768, np.int8, False),  # not a whole number
 ])
 def test_whole_number_zero_points_give_the_sum_in_order(z: float, k: int, dtype: type, shortcut: bool,
@@ -309,6 +311,8 @@ def test_whole_number_zero_points_give_the_sum_in_order(z: float, k: int, dtype:
                np.resize([limits.max, -limits.max if limits.min else 0], k),  # cancels to 0
                np.where(np.arange(k) < k - 4, limits.min, 1),  # odd partial sums past 2**24 if z is odd
                rng.choice([limits.min, limits.max, 0, 1], k), rng.integers(limits.min, int(limits.max) + 1, k)]
+    if k == 3072:  # smaller weights, as in BERT-base's FFN: sum(|w|) < 2**24 / z
+        columns = [np.resize(column, k) // 4 for column in columns]
     weights = np.stack(columns, axis=1).astype(dtype)
     lhs = np.full((2, k), z, np.float32)
     expected = _summed_row_after_row(lhs, weights)

@@ -73,17 +73,20 @@ def _dot_in_order(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
 
 
 def _whole_number_dot(row: np.ndarray, rhs: np.ndarray) -> np.ndarray | None:
-    """`row @ rhs` when `row` (k x 1) is one positive whole number z and the weights integers
-    with z * max|w| * k <= 2**24 (BERT's u8 zero points 127 for k = 768): every product and
-    every partial sum is then a whole number f32 holds exactly, so the sum in order equals
-    z times the column's integer sum. A zero comes out +0 either way (z > 0: no product is
-    -0). None for any other row."""
+    """`row @ rhs` when `row` (k x 1) is one positive whole number z, the weights are integers
+    and z * sum(|w|) <= 2**24 in every column (BERT's u8 zero points 127 for k = 768 with
+    any i8 weights; 118 for k = 3072 with its weights): every product and every partial sum
+    is then a whole number f32 holds exactly, so the sum in order equals z times the
+    column's integer sum. A zero comes out +0 either way (z > 0: no product is -0). None for
+    any other row. The column sums of |w| are only taken when z * max|w| * k exceeds 2**24."""
     k = rhs.shape[0]
     z = row[0, 0] if k else np.float32(0)
     if rhs.dtype.kind not in "iu" or not z > 0 or z != np.floor(z) or np.any(row != z):
         return None
     limits = np.iinfo(rhs.dtype)
-    if float(z) * max(-int(limits.min), int(limits.max)) * k > _EXACT:
+    if float(z) * max(-int(limits.min), int(limits.max)) * k > _EXACT and (
+            rhs.itemsize != 1 or  # |w| of wider weights would need wider sums
+            float(z) * int(np.add.reduce(np.abs(rhs, dtype=np.int16), axis=0, dtype=np.int32).max()) > _EXACT):
         return None
     return (np.add.reduce(rhs, axis=0, dtype=np.int32) * int(z)).astype(np.float32)  # |each| <= 2**24
 
