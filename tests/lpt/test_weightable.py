@@ -321,3 +321,4 @@ def test_whole_number_zero_points_give_the_sum_in_order(z: float, k: int, dtype:
     stored = np.ascontiguousarray(weights.T) if transpose else weights
     got = mat_mul._times_weights(lhs, stored, transpose)
     assert got.dtype == np.float32 and got.tobytes() == expected.tobytes()
+    assert mat_mul._times_weights(lhs, stored[:, :0] if not transpose else stored[:0], transpose).shape == (2, 0)

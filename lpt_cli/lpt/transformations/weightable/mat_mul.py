@@ -86,7 +86,7 @@ def _whole_number_dot(row: np.ndarray, rhs: np.ndarray) -> np.ndarray | None:
     limits = np.iinfo(rhs.dtype)
     if float(z) * max(-int(limits.min), int(limits.max)) * k > _EXACT and (
             rhs.itemsize != 1 or  # |w| of wider weights would need wider sums
-            float(z) * int(np.add.reduce(np.abs(rhs, dtype=np.int16), axis=0, dtype=np.int32).max()) > _EXACT):
+            float(z) * int(np.add.reduce(np.abs(rhs, dtype=np.int16), axis=0, dtype=np.int32).max(initial=0)) > _EXACT):
         return None
     return (np.add.reduce(rhs, axis=0, dtype=np.int32) * int(z)).astype(np.float32)  # |each| <= 2**24
 
