@@ -1,7 +1,9 @@
 """Writer guarantees: lazy constants stay undecoded, blobs stored once, atomic, input protected."""
 from __future__ import annotations
 
+import errno
 import mmap
+import os
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +15,7 @@ from lpt_cli.ir.constant import Blob, ConstantData
 from lpt_cli.ir.eltypes import element_type
 from lpt_cli.ir.graph import Graph
 from lpt_cli.ir.reader import read_ir
+from lpt_cli.ir import writer
 from lpt_cli.ir.writer import _BinWriter, write_ir
 
 
@@ -115,7 +118,39 @@ def test_copied_ranges_keep_their_bytes_wherever_they_land(tmp_path: Path) -> No
         shifted = bins.add_slice(blob, 0, 2 * mmap.PAGESIZE + 5)
         aligned_at = 3 + 2 * mmap.PAGESIZE + 5
         aligned = bins.add_slice(blob, aligned_at % mmap.PAGESIZE + mmap.PAGESIZE, 2 * mmap.PAGESIZE)
+        bins.finish()
     written = (tmp_path / "out.bin").read_bytes()
     assert shifted == (3, 2 * mmap.PAGESIZE + 5) and aligned == (aligned_at, 2 * mmap.PAGESIZE)
     assert written == b"abc" + payload[:2 * mmap.PAGESIZE + 5] + payload[
         aligned_at % mmap.PAGESIZE + mmap.PAGESIZE:aligned_at % mmap.PAGESIZE + 3 * mmap.PAGESIZE]
+
+
+def _refuse_fallocate(*_args: object) -> None:
+    raise OSError(errno.EOPNOTSUPP, "Operation not supported")
+
+
+@pytest.mark.parametrize("reserve", ["ahead", "in small steps", "unsupported"])
+def test_the_bin_is_allocated_ahead_without_changing_a_byte(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                             reserve: str) -> None:
+    # the blocks are reserved before the writes; the file still ends at its last blob
+    graph = read_ir(conv_fq_model(tmp_path))
+    write_ir(graph, tmp_path / "plain.xml", dialect="lowp")
+    calls: list[tuple[int, int]] = []
+    real = os.posix_fallocate
+
+    def recorded(fd: int, offset: int, length: int) -> None:
+        calls.append((offset, length))
+        real(fd, offset, length)
+
+    monkeypatch.setattr(os, "posix_fallocate", _refuse_fallocate if reserve == "unsupported" else recorded)
+    if reserve == "in small steps":
+        monkeypatch.setattr(writer, "_RESERVE", 16)
+    (tmp_path / "plain.bin").rename(tmp_path / "before.bin")
+    write_ir(graph, tmp_path / "plain.xml", dialect="lowp")
+    assert (tmp_path / "plain.bin").read_bytes() == (tmp_path / "before.bin").read_bytes()
+    size = (tmp_path / "plain.bin").stat().st_size
+    if reserve == "unsupported":
+        return
+    assert [offset for offset, _ in calls] == [sum(length for _, length in calls[:i]) for i in range(len(calls))]
+    assert sum(length for _, length in calls) >= size
+    assert len(calls) == 1 if reserve == "ahead" else len(calls) > 1

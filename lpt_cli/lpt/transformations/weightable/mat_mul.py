@@ -32,6 +32,7 @@ def swap_last_axes(value: np.ndarray) -> np.ndarray:
 
 
 _BLOCK_BYTES = 1 << 22  # f32 products _dot_in_order forms at a time
+_EXACT = 1 << 24  # f32 holds every whole number up to this magnitude exactly
 
 
 def _times_weights(lhs: np.ndarray, weights: np.ndarray, transpose: bool) -> np.ndarray:
@@ -46,14 +47,22 @@ def _dot_in_order(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
 
     For each row of `lhs` (there is mostly one) the products of a block of k are formed at once,
     decoding `rhs` as it is read (a 1 GiB i8 weight never becomes 4 GiB of f32), and the block's
-    first row takes the running total in before the block is summed."""
+    first row takes the running total in before the block is summed. Against 2-D weights, the
+    rows of a batched `lhs` (BERT's `(1, 1, k)` zero points) are taken as one 2-D `lhs`: each row
+    is summed alone either way, and a 2-D row reads transposed weights by tiles."""
     lhs = lhs.astype(np.float32, copy=False)
     k, n = rhs.shape[-2:]
+    if rhs.ndim == 2 and lhs.ndim > 2:
+        return _dot_in_order(lhs.reshape(-1, lhs.shape[-1]), rhs).reshape(*lhs.shape[:-1], n)
     batch = np.broadcast_shapes(lhs.shape[:-2], rhs.shape[:-2])
     step = max(8, _BLOCK_BYTES // max(1, 4 * n * math.prod(batch)) // 8 * 8)  # whole tiles for _products
     rows = []
     for m in range(lhs.shape[-2]):
         row = lhs[..., m, :, None]
+        exact = _whole_number_dot(row, rhs) if lhs.ndim == 2 and rhs.ndim == 2 else None
+        if exact is not None:
+            rows.append(exact)
+            continue
         total = _sum_rows_in_order(_products(row, rhs, 0, step))
         for start in range(step, k, step):
             products = _products(row, rhs, start, start + step)
@@ -61,6 +70,25 @@ def _dot_in_order(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
             total = _sum_rows_in_order(products)
         rows.append(total)
     return np.stack(rows, axis=-2)
+
+
+def _whole_number_dot(row: np.ndarray, rhs: np.ndarray) -> np.ndarray | None:
+    """`row @ rhs` when `row` (k x 1) is one positive whole number z, the weights are integers
+    and z * sum(|w|) <= 2**24 in every column (BERT's u8 zero points 127 for k = 768 with
+    any i8 weights; 118 for k = 3072 with its weights): every product and every partial sum
+    is then a whole number f32 holds exactly, so the sum in order equals z times the
+    column's integer sum. A zero comes out +0 either way (z > 0: no product is -0). None for
+    any other row. The column sums of |w| are only taken when z * max|w| * k exceeds 2**24."""
+    k = rhs.shape[0]
+    z = row[0, 0] if k else np.float32(0)
+    if rhs.dtype.kind not in "iu" or not z > 0 or z != np.floor(z) or np.any(row != z):
+        return None
+    limits = np.iinfo(rhs.dtype)
+    if float(z) * max(-int(limits.min), int(limits.max)) * k > _EXACT and (
+            rhs.itemsize != 1 or  # |w| of wider weights would need wider sums
+            float(z) * int(np.add.reduce(np.abs(rhs, dtype=np.int16), axis=0, dtype=np.int32).max(initial=0)) > _EXACT):
+        return None
+    return (np.add.reduce(rhs, axis=0, dtype=np.int32) * int(z)).astype(np.float32)  # |each| <= 2**24
 
 
 def _products(row: np.ndarray, rhs: np.ndarray, start: int, stop: int) -> np.ndarray:
