@@ -52,7 +52,10 @@ def run_child(args: list[str], env: dict[str, str] | None = None) -> tuple[float
     stderr kept in a file (not a terminal, as in a script) and shown if it fails."""
     with tempfile.TemporaryFile() as errors:
         started = time.perf_counter()
-        child = subprocess.Popen([sys.executable, *args], env=env, stdout=subprocess.DEVNULL, stderr=errors)
+        # Run outside any checkout: `-c` and `-m` put the working directory first on sys.path, so
+        # from a checkout the child would import its sources instead of the installation measured.
+        child = subprocess.Popen([sys.executable, *args], env=env, stdout=subprocess.DEVNULL, stderr=errors,
+                                 cwd=tempfile.gettempdir())
         _, status, usage = os.wait4(child.pid, 0)
         wall = time.perf_counter() - started
         if os.waitstatus_to_exitcode(status):
@@ -193,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"bench_process: python {sys.version.split()[0]} ({sys.executable}), "
           f"PYTHONPATH={os.environ.get('PYTHONPATH', '')}; {load_line()}")
     section_startup(args.repeat)
-    section_transform(args.models or default_models(), args.repeat)
+    section_transform([model.resolve() for model in args.models] or default_models(), args.repeat)
     if args.big:
         section_memory(args.big)
     return 0
