@@ -86,9 +86,20 @@ def _whole_number_dot(row: np.ndarray, rhs: np.ndarray) -> np.ndarray | None:
     limits = np.iinfo(rhs.dtype)
     if float(z) * max(-int(limits.min), int(limits.max)) * k > _EXACT and (
             rhs.itemsize != 1 or  # |w| of wider weights would need wider sums
-            float(z) * int(np.add.reduce(np.abs(rhs, dtype=np.int16), axis=0, dtype=np.int32).max(initial=0)) > _EXACT):
+            float(z) * int(_column_sums(rhs, absolute=True).max(initial=0)) > _EXACT):
         return None
-    return (np.add.reduce(rhs, axis=0, dtype=np.int32) * int(z)).astype(np.float32)  # |each| <= 2**24
+    return (_column_sums(rhs, absolute=False) * int(z)).astype(np.float32)  # |each| <= 2**24
+
+
+def _column_sums(rhs: np.ndarray, absolute: bool) -> np.ndarray:
+    """The integer sum of each column of `rhs` (of |w| if `absolute`), a block of rows at a time:
+    |w| of a 1 GiB i8 weight at once would be a 2 GiB temporary."""
+    sums = np.zeros(rhs.shape[1], np.int64)
+    step = max(1, _BLOCK_BYTES // max(1, 2 * rhs.shape[1]))
+    for start in range(0, rhs.shape[0], step):
+        block = rhs[start:start + step]
+        sums += np.add.reduce(np.abs(block, dtype=np.int16) if absolute else block, axis=0, dtype=np.int64)
+    return sums
 
 
 def _products(row: np.ndarray, rhs: np.ndarray, start: int, stop: int) -> np.ndarray:
