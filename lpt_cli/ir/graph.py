@@ -9,8 +9,10 @@ mutating is safe (check `node.alive`). Anything the transformations do not under
 """
 from __future__ import annotations
 
+import gc
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, overload
 
 import math
@@ -29,6 +31,21 @@ Shape = tuple[Dim, ...] | None  # None is a dynamic rank
 _INT = re.compile(r"[+-]?[0-9]+")  # ASCII digits only: str.isdigit() accepts '²' and '\u0661'
 _BOOL_SPELLINGS = {"true": True, "1": True, "false": False, "0": False}
 MAX_ATTR_INT = 2**62  # far beyond any real size or index, well inside int64 and numpy
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cycle collector waits while a graph is built or rewritten: that makes tens of
+    thousands of long-lived objects and next to no cyclic garbage, and the collector's passes
+    over them grow with the model (about a third of the pipeline's CPU on a 50,000-node
+    chain, a tenth of reading). It is enabled again afterwards only if it was before."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 class AttributeValueError(IRReadError):

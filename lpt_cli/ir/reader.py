@@ -10,7 +10,6 @@ bodies, port maps, unknown layer attributes) is kept as opaque XML for the write
 from __future__ import annotations
 
 import functools
-import gc
 import os
 import re
 import stat
@@ -24,7 +23,7 @@ from .arity import describe, expected_arity
 from .consistency import shape_problem
 from .constant import Blob, ConstantData
 from .eltypes import ElementType, UnknownElementType, element_type
-from .graph import Graph, GraphError, Node, Shape
+from .graph import Graph, GraphError, Node, Shape, collector_paused
 
 SUPPORTED_VERSIONS = ("10", "11")
 FROM_IR_TYPE = {"Const": "Constant", "ReLU": "Relu", "PReLU": "PRelu", "SoftMax": "Softmax"}
@@ -114,17 +113,9 @@ class _Context:
 
 
 def read_ir(xml_path: str | Path) -> Graph:
-    """Reads `xml_path` and the .bin of the same stem into a Graph (constants stay mapped).
-
-    The cycle collector is paused meanwhile: reading makes tens of thousands of objects that
-    all live on and no cyclic garbage, and its passes over them took ~10% of reading."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    """Reads `xml_path` and the .bin of the same stem into a Graph (constants stay mapped)."""
+    with collector_paused():
         return _read(_Context(Path(xml_path)))
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def _read(ctx: _Context) -> Graph:
