@@ -26,7 +26,7 @@ from lxml import etree
 from ..errors import IRWriteError
 from . import DIALECTS
 from .constant import Blob, ConstantData
-from .eltypes import ElementType, element_type
+from .eltypes import ElementType
 from .graph import Graph, GraphError, Input, Node, Output, Shape
 
 TO_IR_TYPE = {"Constant": "Const", "Relu": "ReLU", "PRelu": "PReLU", "Softmax": "SoftMax"}
@@ -308,7 +308,7 @@ def _layer(out: list[str], node: Node, layer_id: int, graph: Graph, bins: _BinWr
                 _add_rt_info(extra, 5, holder.xml_rt_info, holder, rt_info)
                 children.append(_port(port_id, precision_name(value.element_type), value.shape, names, "".join(extra)))
             else:
-                children.append(_plain_port(port_id, value.element_type.name, value.shape))
+                children.append(_plain_port(port_id, precision_name(value.element_type), value.shape))
         children.append(f"      </{tag}>\n")
     if node.xml_extra:
         children.extend(_opaque(_relocated_body(extra, graph.xml_blob, bins), 3) for extra in node.xml_extra)
@@ -325,9 +325,9 @@ def _port(port_id: int, precision: str, shape: Shape, names: str | None, rt_info
 
 
 @functools.lru_cache(maxsize=4096)
-def _plain_port(port_id: int, etype: str, shape: Shape) -> str:
-    """A port without names or rt_info: a model repeats a few (id, type, shape) many times."""
-    return _port(port_id, precision_name(element_type(etype)), shape, None, "")
+def _plain_port(port_id: int, precision: str, shape: Shape) -> str:
+    """A port without names or rt_info: a model repeats a few (id, precision, shape) many times."""
+    return _port(port_id, precision, shape, None, "")
 
 
 @functools.lru_cache(maxsize=4096)
