@@ -329,12 +329,12 @@ def _zero_point_before_mat_mul(g: Graph, subtract: Node) -> None:
     """
     original: MatMulZeroPoint = subtract.annotations[MAT_MUL_ZERO_POINT]
     mat_mul = subtract.input_node(0)
-    subtracts = [subtract]
-    if mat_mul.type in _SPLITS:  # SplitTransformation left one slice of `z @ B` behind every output
-        subtracts = _zero_point_slices(mat_mul, original.zero_point)
+    results = list(mat_mul.outputs)  # SplitTransformation left one slice of `z @ B` behind every output
+    if mat_mul.type in _SPLITS:
         mat_mul = mat_mul.input_node(0)
         if len(mat_mul.outputs[0].uses) != 1:  # z before the MatMul would shift its other users too
             return
+    subtracts = _zero_point_users(results, original.zero_point)
     one = _dequantization_head(mat_mul.inputs[0].source, original.zero_point) if mat_mul.type == "MatMul" else None
     if (one is None or one.type != "Multiply" or one.input_node(0).type != "Convert" or len(one.outputs[0].uses) != 1
             or not subtracts or any(sub.input_node(1).data is not sub.annotations[MAT_MUL_ZERO_POINT].product
@@ -350,18 +350,17 @@ def _zero_point_before_mat_mul(g: Graph, subtract: Node) -> None:
         _bypass(g, sub, sub.inputs[0].source)
 
 
-def _zero_point_slices(split: Node, zero_point: np.ndarray) -> list[Node]:
-    """The `z @ B` Subtract behind each used output of a Split of a MatMul's result; [] unless
-    every used output has exactly that one consumer, all of the same zero point `z`."""
+def _zero_point_users(results: list[Output], zero_point: np.ndarray) -> list[Node]:
+    """Every user of the MatMul's `results` (its output, or its Split's outputs), when each is a
+    `z @ B` Subtract of the zero point `zero_point`; else []. Moved before the MatMul, z shifts
+    every user: a private copy of the Subtract (made for an Add, a Concat) must go with it."""
     found = []
-    for out in split.outputs:
-        users = out.consumers()
-        if not users:
-            continue
-        record = users[0].node.annotations.get(MAT_MUL_ZERO_POINT) if len(users) == 1 else None
-        if record is None or users[0].index != 0 or not np.array_equal(record.zero_point, zero_point):
-            return []
-        found.append(users[0].node)
+    for out in results:
+        for user in out.consumers():
+            record = user.node.annotations.get(MAT_MUL_ZERO_POINT)
+            if record is None or user.index != 0 or not np.array_equal(record.zero_point, zero_point):
+                return []
+            found.append(user.node)
     return found
 
 

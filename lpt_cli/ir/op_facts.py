@@ -114,3 +114,23 @@ OP_FACTS: dict[str, Fact] = {
 def ops_with(fact: Fact) -> frozenset[str]:
     """The op types that have every flag of `fact`."""
     return frozenset(op for op, facts in OP_FACTS.items() if fact in facts)
+
+
+# The inputs whose *values* an op's shape inference reads (a target shape, split lengths, axes,
+# pads, slice bounds, ...): OpenVINO evaluates their bounds while it validates the op and keeps
+# them on the tensors upstream, and ConstantFolding folds exactly the values whose bounds are
+# equal (ov::pass::ConstantFolding::pre_calculated_values_folding). A shape value that reaches
+# none of these inputs (`ShapeOf -> Gather -> Convert -> Power`, an attention scale) is computed
+# at run time, however static the dimension it reads.
+SHAPE_VALUE_INPUTS: dict[str, tuple[int, ...]] = {
+    "AdaptiveAvgPool": (1,), "AdaptiveMaxPool": (1,), "BatchToSpace": (1, 2, 3), "Broadcast": (1, 2),
+    "Col2Im": (1, 2), "ConvolutionBackpropData": (2,), "DFT": (1, 2), "Eye": (0, 1, 2, 3),
+    "Gather": (2,), "GroupConvolutionBackpropData": (2,), "IDFT": (1, 2), "IRDFT": (1, 2),
+    "Interpolate": (1, 2, 3), "MVN": (1,), "Multinomial": (1,), "NormalizeL2": (1,), "OneHot": (1,),
+    "Pad": (1, 2), "PriorBox": (0, 1), "PriorBoxClustered": (0, 1), "RDFT": (1, 2), "RandomUniform": (0,),
+    "Range": (0, 1, 2), "ReduceL1": (1,), "ReduceL2": (1,), "ReduceLogicalAnd": (1,), "ReduceLogicalOr": (1,),
+    "ReduceMax": (1,), "ReduceMean": (1,), "ReduceMin": (1,), "ReduceProd": (1,), "ReduceSum": (1,),
+    "Reshape": (1,), "Slice": (1, 2, 3, 4), "SliceScatter": (2, 3, 4, 5), "SpaceToBatch": (1, 2, 3),
+    "Split": (1,), "Squeeze": (1,), "StridedSlice": (1, 2, 3), "Tile": (1,), "TopK": (1,), "Transpose": (1,),
+    "Unique": (1,), "Unsqueeze": (1,), "VariadicSplit": (1, 2),
+}

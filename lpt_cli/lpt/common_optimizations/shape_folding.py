@@ -2,9 +2,14 @@
 
 Exports keep batch and H/W dynamic, yet read static dimensions through ShapeOf: shufflenet's
 channel split is `ShapeOf -> Gather(1) -> Divide(2) -> Concat -> VariadicSplit`. OpenVINO's
-ConstantFolding folds such values (bound evaluation knows the channel count), so LPT sees
-constant split lengths. Here every integer value is evaluated as a partial value (numbers
-plus a mask of which are known); a node whose whole value is known becomes a Constant.
+ConstantFolding folds such values, so LPT sees constant split lengths; but only the values whose
+bounds OpenVINO evaluated, which it does for the inputs shape inference reads as values
+(`SHAPE_VALUE_INPUTS`) and everything upstream of them. swin_t's attention scale
+`ShapeOf -> Gather(3) -> Divide -> Floor -> Convert -> Power` reads a static dimension but feeds
+only a Multiply: the plugin computes it at run time, and folding it let the plugin fuse the scale
+into the next FakeQuantize on lpt's output only. Here every integer value is evaluated as a
+partial value (numbers plus a mask of which are known); a node whose whole value is known and
+whose bounds OpenVINO evaluates becomes a Constant.
 """
 from __future__ import annotations
 
@@ -13,6 +18,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ...ir import Graph, Node, Output
+from ...ir.op_facts import SHAPE_VALUE_INPUTS
 from ..surgery.constants import cast
 from .constant_folding import replace_by_constant
 
@@ -99,9 +105,29 @@ def _known(values: dict[int, Partial], value: Output) -> Partial | None:
     return values.get(id(value))
 
 
+def _bound_evaluated(graph: Graph) -> set[int]:
+    """The nodes (by id) whose output bounds OpenVINO evaluates while validating the model: every
+    node upstream of an input that shape inference reads as a value, up to a ShapeOf (whose bounds
+    come from its input's shape, not from its input's values)."""
+    seen: set[int] = set()
+    stack = [slot.source.node for node in graph if node.type in SHAPE_VALUE_INPUTS
+             for index in SHAPE_VALUE_INPUTS[node.type] if index < len(node.inputs)
+             for slot in (node.inputs[index],)]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if node.type != "ShapeOf":
+            stack.extend(slot.source.node for slot in node.inputs)
+    return seen
+
+
 def fold_shape_subgraphs(graph: Graph) -> int:
-    """Replaces the integer values that static dimensions determine by Constants; returns how many."""
+    """Replaces the integer values that static dimensions determine by Constants, where OpenVINO's
+    folding does; returns how many."""
     values: dict[int, Partial] = {}
+    evaluated = _bound_evaluated(graph)
     folded = 0
     for node in graph.topological_order():
         if not node.alive or len(node.outputs) != 1 or node.output().element_type.is_real:
@@ -117,7 +143,7 @@ def fold_shape_subgraphs(graph: Graph) -> int:
         if part is None:
             continue
         values[id(node.output())] = part
-        if part[1].all() and np.shape(part[0]) == tuple(node.output().shape or ()):
+        if id(node) in evaluated and part[1].all() and np.shape(part[0]) == tuple(node.output().shape or ()):
             values[id(replace_by_constant(node, part[0]))] = part
             folded += 1
     return folded

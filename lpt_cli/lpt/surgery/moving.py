@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from ...ir import Graph, Input, Node, Output
 from ...ir.shapes import broadcast_shapes
 from ...ir.eltypes import ElementType
+from ...ir.legalize import MAT_MUL_ZERO_POINT, MatMulZeroPoint
 from ...ir.op_facts import Fact, ops_with
 from ..dequantization.chain import Dequantization, get_dequantization
 from .constants import fold_convert, remove_unused
@@ -33,12 +34,19 @@ def _clone_constant_side(graph: Graph, value: Output) -> Output:
 
 
 def _clone_binary(graph: Graph, node: Node, data: Output, data_index: int) -> Node:
+    """A copy of a dequantization Subtract/Multiply on `data`, with a private constant; a MatMul's
+    `z @ B` Subtract stays one for the runtime dialect (which moves z before the MatMul, and must
+    then take every copy of `z @ B` away with it)."""
     constant_index = 1 - data_index
     other = _clone_constant_side(graph, node.input_value(constant_index))
     inputs = [data, other] if data_index == 0 else [other, data]
     out = node.output()
-    return graph.add_node(node.type, inputs, outputs=[(out.element_type, out.shape)],
-                          attrs=dict(node.attrs), version=node.version)
+    clone = graph.add_node(node.type, inputs, outputs=[(out.element_type, out.shape)],
+                           attrs=dict(node.attrs), version=node.version)
+    record: MatMulZeroPoint | None = node.annotations.get(MAT_MUL_ZERO_POINT)
+    if record is not None and other.node.type == "Constant":
+        clone.annotations[MAT_MUL_ZERO_POINT] = MatMulZeroPoint(record.zero_point, other.node.constant_data)
+    return clone
 
 
 def separate_in_standalone_branch(node: Node, default_precisions: Iterable[ElementType]) -> None:
