@@ -6,9 +6,11 @@ import numpy as np
 from lpt_cli.ir import Graph, Output
 from lpt_cli.lpt.surgery.constants import DISABLE_CONSTANT_FOLDING
 from lpt_cli.lpt.common_optimizations import is_function_quantized, run_common_optimizations
+from lpt_cli.lpt.common_optimizations.batch_norm import decompose_batch_norm
 from lpt_cli.lpt.common_optimizations.constant_folding import fold_constants
 from lpt_cli.lpt.common_optimizations.mark_dequantization import mark_dequantization
 from lpt_cli.lpt.common_optimizations.matmul_multiply import fuse_matmul_multiply
+from lpt_cli.lpt.common_optimizations.nop_elimination import eliminate_eltwise
 from lpt_cli.lpt.common_optimizations.shape_folding import fold_shape_subgraphs
 
 
@@ -177,3 +179,65 @@ def test_scale_varying_along_rows_stays_after_the_matmul() -> None:
     g = _scores_times(np.ones((1, 2, 3, 1), np.float32))  # (..., n, 1): not a column scale
     assert fuse_matmul_multiply(g) == 0
     assert g.find("scaled").type == "Multiply"
+
+
+def test_a_shape_value_no_shape_input_reads_stays_computed() -> None:
+    """OpenVINO folds the values whose bounds shape inference evaluated: `ShapeOf -> Gather ->
+    Convert -> Power` feeding a Multiply stays (swin_t's attention scale), while the same Gather
+    feeding a Reshape's target shape becomes a constant."""
+    g = Graph()
+    x = parameter(g, (-1, 49, 96))
+    shape = g.add_node("ShapeOf", [x], outputs=[("i64", (3,))], version="opset3").output()
+    dim = g.add_node("Gather", [shape, g.add_constant(np.int64(2)).output(), g.add_constant(np.int64(0)).output()],
+                     outputs=[("i64", ())], version="opset8", attrs={"batch_dims": "0"}, name="dim").output()
+    scale = g.add_node("Power", [convert(g, dim, "f32"), g.add_constant(np.float32(-0.5)).output()],
+                       outputs=[("f32", ())], attrs={"auto_broadcast": "numpy"}).output()
+    g.add_node("Result", [g.add_node("Multiply", [x, scale], outputs=[("f32", (-1, 49, 96))],
+                                     attrs={"auto_broadcast": "numpy"}).output()])
+    assert fold_shape_subgraphs(g) == 0 and g.find("dim").type == "Gather"
+    target = g.add_node("Concat", [g.add_constant(np.array([-1, 49], np.int64)).output(),
+                                   g.add_node("Unsqueeze", [dim, g.add_constant(np.int64(0)).output()],
+                                              outputs=[("i64", (1,))]).output()],
+                        outputs=[("i64", (3,))], attrs={"axis": "0"}).output()
+    g.add_node("Result", [g.add_node("Reshape", [x, target], outputs=[("f32", (-1, 49, 96))],
+                                     attrs={"special_zero": "false"}).output()])
+    assert fold_shape_subgraphs(g) > 0
+    assert g.find("dim").type == "Constant" and g.find("dim").value.tolist() == 96
+
+
+def _binary(g: Graph, op: str, x: Output, constant: np.ndarray) -> Output:
+    return g.add_node(op, [x, g.add_constant(constant).output()], outputs=[(x.element_type, x.shape)],
+                      attrs={"auto_broadcast": "numpy"}).output()
+
+
+def test_neutral_eltwise_ops_leave_but_not_a_dequantization_or_a_broadcast() -> None:
+    g = Graph()
+    x = parameter(g, (1, 8, 4, 4))
+    kept_broadcast = _binary(g, "Multiply", g.add_node("Relu", [x], outputs=[("f32", (1, 8, 4, 4))]).output(),
+                             np.ones((2, 8, 1, 1), np.float32))
+    removed = _binary(g, "Add", _binary(g, "Multiply", x, np.ones((1, 8, 1, 1), np.float32)), np.float32(0))
+    dequantized = _binary(g, "Multiply", convert(g, g.add_constant(np.ones((8,), np.uint8)).output(), "f32"),
+                          np.float32(1.0))
+    for value in (kept_broadcast, removed, dequantized):
+        g.add_node("Result", [value])
+    assert eliminate_eltwise(g) == 2
+    assert [r.input_node(0).type for r in g.results] == ["Multiply", "Parameter", "Multiply"]
+
+
+def test_batch_norm_becomes_the_plugin_s_three_eltwise_ops_with_its_constants() -> None:
+    g = Graph()
+    x = parameter(g, (1, 4, 2, 2))
+    rng = np.random.default_rng(0)
+    gamma, beta, mean, var = (rng.uniform(0.5, 1.5, 4).astype(np.float32) for _ in range(4))
+    bn = g.add_node("BatchNormInference", [x, *(g.add_constant(v).output() for v in (gamma, beta, mean, var))],
+                    outputs=[("f32", (1, 4, 2, 2))], version="opset5", attrs={"epsilon": "0.001"}, name="bn")
+    g.add_node("Result", [bn.output()])
+    assert decompose_batch_norm(g) == 1
+    add = g.find("bn")
+    multiply = add.input_node(0)
+    shift = multiply.input_node(0)
+    assert (add.type, multiply.type, shift.type, shift.input_node(0).type) == ("Add", "Multiply", "Add", "Parameter")
+    f32 = np.float32
+    assert np.array_equal(multiply.input_node(1).value.reshape(-1), gamma / np.sqrt(var + f32(0.001)))
+    assert np.array_equal(shift.input_node(1).value.reshape(-1), -mean)
+    assert np.array_equal(add.input_node(1).value.reshape(-1), beta)

@@ -303,3 +303,40 @@ def test_a_shape_of_consumer_keeps_reading_the_ops_own_output(op_type, name):
     assert shape_of.input_node(0) is node
     data_result = next(r for r in g.results if r.input_node(0) is not shape_of)
     assert data_result.input_node(0).type == "Multiply"
+
+
+def _concat_relu_fake_quantize(sizes: tuple[int, ...], high: np.ndarray, split: bool = False) -> Graph:
+    """Concat(inputs of `sizes` channels) -> Relu -> FakeQuantize([0, high]) -> Result."""
+    g = Graph()
+    if split:
+        x = g.add_node("Parameter", outputs=[("f32", (1, sum(sizes), 4, 4))], name="x").output()
+        parts = g.add_node("Split", [x, const(g, 1)], outputs=[("f32", (1, s, 4, 4)) for s in sizes],
+                           attrs={"num_splits": str(len(sizes))}).outputs
+    else:
+        parts = [g.add_node("Parameter", outputs=[("f32", (1, s, 4, 4))], name=f"x{i}").output()
+                 for i, s in enumerate(sizes)]
+    joined = g.add_node("Concat", list(parts), outputs=[("f32", (1, sum(sizes), 4, 4))], attrs={"axis": "1"},
+                        name="concat").output()
+    relu = g.add_node("Relu", [joined], outputs=[("f32", joined.shape)], name="relu").output()
+    low = np.zeros_like(high)
+    bounds = [g.add_constant(v).output() for v in (low, high, low, high)]
+    op(g, "FakeQuantize", [relu, *bounds], joined.shape, attrs={"levels": "256", "auto_broadcast": "numpy"}, name="fq")
+    return g
+
+
+def test_fake_quantize_after_concat_and_relu_moves_onto_each_input_with_its_channels() -> None:
+    high = np.arange(1, 7, dtype=np.float32).reshape(1, 6, 1, 1)
+    g = _concat_relu_fake_quantize((4, 2), high)
+    run(g, "MoveFakeQuantize")
+    concat = g.results[0].input_node(0)
+    assert concat.type == "Concat" and concat.name == "fq"  # a model output keeps its producer's name
+    moved = [slot.source.node for slot in concat.inputs]
+    assert [n.name for n in moved] == ["fq_1", "fq_2"]
+    assert [n.input_node(0).name for n in moved] == ["relu_1", "relu_2"]
+    assert [n.input_node(2).value.reshape(-1).tolist() for n in moved] == [[1, 2, 3, 4], [5, 6]]
+
+
+def test_fake_quantize_after_a_concat_of_one_split_stays() -> None:
+    g = _concat_relu_fake_quantize((3, 3), np.float32(2.0), split=True)
+    run(g, "MoveFakeQuantize")
+    assert g.results[0].input_node(0).type == "FakeQuantize"

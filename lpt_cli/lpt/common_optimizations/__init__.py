@@ -17,10 +17,14 @@ from collections import Counter
 from collections.abc import Callable
 
 from ...ir import Graph
+from .batch_norm import decompose_batch_norm
 from .constant_folding import fold_constants
+from .fq_fusions import fuse_fake_quantizes
+from .lin_op_sequence import fuse_lin_op_sequences
 from .mark_dequantization import mark_dequantization
 from .matmul_multiply import fuse_matmul_multiply
 from .mvn import mark_mvn_decomposition
+from .nop_elimination import eliminate_eltwise
 from .pooling import convert_avg_pool_14, convert_max_pool_8, convert_max_pool_14
 from .quantized import is_function_quantized
 from .shape_folding import fold_shape_subgraphs
@@ -32,10 +36,18 @@ PASSES: tuple[tuple[str, SubPass], ...] = (
     ("ConvertMaxPool14ToMaxPool8", convert_max_pool_14),
     ("ConvertMaxPool8ToMaxPool1", convert_max_pool_8),
     ("ConvertAvgPool14ToAvgPool1", convert_avg_pool_14),
-    ("MVN6Decomposition", mark_mvn_decomposition),
-    ("MatMulMultiplyFusion", fuse_matmul_multiply),
-    ("ConstantFolding", fold_constants),
+    # MOC: its first ConstantFolding (f16 constants of older IRs become f32 ones) comes before
+    # the eliminations, the decompositions and the multiply fusions, which match on Constants.
     ("ShapeOfConstantFolding", fold_shape_subgraphs),
+    ("ConstantFolding", fold_constants),
+    ("EliminateEltwise", eliminate_eltwise),
+    ("MVN6Decomposition", mark_mvn_decomposition),
+    ("BatchNormDecomposition", decompose_batch_norm),
+    ("LinOpSequenceFusion", fuse_lin_op_sequences),
+    ("MatMulMultiplyFusion", fuse_matmul_multiply),
+    ("ShapeOfConstantFolding", fold_shape_subgraphs),
+    ("ConstantFolding", fold_constants),
+    ("FakeQuantizeFusions", fuse_fake_quantizes),
 )
 
 __all__ = ["PASSES", "is_function_quantized", "run_common_optimizations"]

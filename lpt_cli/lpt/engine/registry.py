@@ -31,6 +31,7 @@ PREREQUISITES = Step("prerequisites", (
     ("PullReshapeThroughDequantization", "prerequisites.pull_reshape_through_dequantization", ("Reshape",)),
     ("PullTransposeThroughDequantization", "prerequisites.pull_transpose_through_dequantization", ("Transpose",)),
     ("LinOpSequenceFusion", "prerequisites.lin_op_sequence_fusion", ("Multiply", "Add")),
+    ("MoveFakeQuantize", "prerequisites.move_fake_quantize", ("FakeQuantize",)),
 ))
 
 MAIN = Step("main", (

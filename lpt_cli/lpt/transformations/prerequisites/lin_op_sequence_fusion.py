@@ -1,85 +1,13 @@
-"""LinOpSequenceFusion: folds chains of Add/Multiply by constants into one op each.
-
-Three rewrites, tried in OpenVINO's order: Multiply(Add(x, a), m) -> Add(Multiply(x, m), a*m),
-Add(Add(x, a), b) -> Add(x, a+b), Multiply(Multiply(x, m), n) -> Multiply(x, m*n). The inner op
-must have no other consumer. After step 1 they merge e.g. two scales of dequantized weights.
-"""
+"""LinOpSequenceFusion as one of LPT's prerequisites (the rewrites: common_optimizations/lin_op_sequence.py)."""
 from __future__ import annotations
 
-import numpy as np
-
-from ....ir import Node, Output
-from ....ir.eltypes import ElementType
-from ....ir.shapes import broadcast_shapes
-from ...surgery.constants import cast, remove_unused
+from ....ir import Node
+from ...common_optimizations.lin_op_sequence import fuse_lin_op_sequence
 from ...engine.transformation import Transformation
-
-
-def _split_constant(node: Node) -> tuple[Output, Node] | None:
-    """(other input, Constant input) of a binary op with a Constant operand."""
-    for index in (1, 0):
-        if node.input_node(index).type == "Constant":
-            return node.input_value(1 - index), node.input_node(index)
-    return None
-
-
-def _inner(node: Node, op_type: str) -> tuple[Node, Output, Node, Node] | None:
-    """(inner op, its data, its constant, outer constant) for outer(inner(data, c1), c2)."""
-    if len(node.inputs) != 2:
-        return None
-    outer = _split_constant(node)
-    if outer is None:
-        return None
-    value, outer_constant = outer
-    inner = value.node
-    if inner.type != op_type or len(inner.inputs) != 2 or len(value.uses) != 1:
-        return None
-    found = _split_constant(inner)
-    if found is None:
-        return None
-    return inner, found[0], found[1], outer_constant
 
 
 class LinOpSequenceFusion(Transformation):
     name = "LinOpSequenceFusion"
 
     def transform(self, node: Node) -> bool:
-        if node.type == "Add":
-            return self._merge_constants(node)
-        return self._add_multiply(node) or self._merge_constants(node)
-
-    def _fold(self, op: str, left: Node, right: Node) -> Output:
-        function = np.multiply if op == "Multiply" else np.add
-        etype = left.output().element_type
-        value = function(left.value.astype(np.float64), right.value.astype(np.float64))
-        return self.graph.add_constant(cast(value, etype), etype).output()
-
-    def _binary(self, op: str, data: Output, constant: Output, etype: ElementType) -> Node:
-        shape = broadcast_shapes(data.shape, constant.shape)
-        return self.graph.add_node(op, [data, constant], outputs=[(etype, shape)])
-
-    def _replace(self, old: Node, new: Node) -> bool:
-        old.output().replace_all_uses_with(new.output())
-        remove_unused(old)
-        return True
-
-    def _add_multiply(self, node: Node) -> bool:
-        found = _inner(node, "Add")
-        if found is None:
-            return False
-        _, data, add_constant, mul_constant = found
-        etype = mul_constant.output().element_type
-        if data.element_type != etype or add_constant.output().element_type != etype:
-            return False
-        new_mul = self._binary("Multiply", data, mul_constant.output(), node.output().element_type)
-        shift = self._fold("Multiply", add_constant, mul_constant)
-        return self._replace(node, self._binary("Add", new_mul.output(), shift, node.output().element_type))
-
-    def _merge_constants(self, node: Node) -> bool:
-        """op(op(x, c1), c2) -> op(x, c1 op c2), for op = Add or Multiply (`node`'s type)."""
-        found = _inner(node, node.type)
-        if found is None:
-            return False
-        _, data, first, second = found
-        merged = self._fold(node.type, first, second)
-        return self._replace(node, self._binary(node.type, data, merged, node.output().element_type))
+        return fuse_lin_op_sequence(self.graph, node)

@@ -1,0 +1,84 @@
+"""EliminateEltwise (NopElimination, in the MOC part of CommonOptimizations before LPT).
+
+`x + 0`, `x - 0`, `x * 1` and `x / 1` leave the graph when the constant broadcasts no dimension
+of x. Such ops appear where a layout rounds constants: densenet121's BatchNorm scale
+1/sqrt(1 + 1e-5) is exactly 1.0 in the legacy f16 layout. With the Multiply gone the plugin's
+LPT sees `Concat -> Relu -> FakeQuantize` and moves the FakeQuantize above the Concat; with the
+Multiply kept, lpt did not (7.3e-3 of max). A dequantization (`Convert(integer) -> [Subtract]
+-> Multiply`, also the `Multiply(1.0)` of lpt's own runtime dialect) is never eliminated, as in
+OpenVINO's can_eliminate_eltwise_node (transformations/utils/utils.cpp).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...ir import Graph, Node, Output
+from ..surgery.constants import remove_unused
+
+_NEUTRAL = {"Add": 0.0, "Subtract": 0.0, "Multiply": 1.0, "Divide": 1.0}
+_COMMUTATIVE = ("Add", "Multiply")
+
+
+def _is_dequantization(node: Node) -> bool:
+    """Multiply(Convert(integer -> real) [- anything], ...), OpenVINO's is_dequantization_subgraph."""
+    if node.type != "Multiply":
+        return False
+    parent = node.input_node(0)
+    if parent.type == "Subtract":
+        parent = parent.input_node(0)
+    return (parent.type == "Convert" and not parent.input_value(0).element_type.is_real
+            and parent.output().element_type.is_real)
+
+
+def _neutral_constant(node: Node, index: int) -> bool:
+    """Input `index` is a Constant whose elements all equal the op's neutral value."""
+    constant = node.input_node(index)
+    if constant.type != "Constant" or constant.output().element_type.name not in (
+            "f32", "f16", "bf16", "f64", "i8", "u8", "i16", "u16"):
+        return False
+    values = np.asarray(constant.value).reshape(-1)
+    return values.size > 0 and bool(np.all(values.astype(np.float32) == np.float32(_NEUTRAL[node.type])))
+
+
+def _broadcasts_nothing(constant: Output, data: Output) -> bool:
+    """The constant changes no dimension of `data` (a scalar never does)."""
+    shape = tuple(constant.shape or ())
+    if not shape:
+        return True
+    if data.shape is None or len(data.shape) < len(shape):
+        return False
+    return all(c == 1 or d == c for c, d in zip(reversed(shape), reversed(data.shape)))
+
+
+def _eliminable(node: Node) -> Output | None:
+    """The input that replaces `node`, when `node` is a neutral eltwise."""
+    if node.type not in _NEUTRAL or len(node.inputs) != 2 or _is_dequantization(node):
+        return None
+    for index in ((1, 0) if node.type in _COMMUTATIVE else (1,)):
+        data = node.inputs[1 - index].source
+        if _neutral_constant(node, index) and _broadcasts_nothing(node.inputs[index].source, data) \
+                and data.element_type == node.output().element_type:
+            return data
+    return None
+
+
+def eliminate_eltwise(graph: Graph) -> int:
+    """Removes every neutral Add/Subtract/Multiply/Divide; returns how many."""
+    removed = 0
+    for node in list(graph.topological_order()):
+        if not node.alive:
+            continue
+        data = _eliminable(node)
+        if data is None:
+            continue
+        out = node.output()
+        names, out.names = out.names, None
+        feeds_result = any(use.node.type == "Result" for use in out.uses)
+        out.replace_all_uses_with(data)
+        data.names = data.names or names
+        name = node.name
+        remove_unused(node)
+        if feeds_result and data.node.type not in ("Parameter", "Constant"):
+            graph.rename(data.node, name)  # replace_output_update_name: a Result keeps its producer's name
+        removed += 1
+    return removed
