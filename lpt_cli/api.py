@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Union
 
-from .errors import LptError
+from .errors import CheckFailed, LptError
 from .ir import DIALECTS, Graph
 from .ir.reader import read_ir
 from .ir.writer import write_ir
@@ -34,6 +34,7 @@ if TYPE_CHECKING:  # the report modules load in the functions that use them: `lp
     from .reports.analyze import Analysis
     from .reports.diff import Diff
     from .reports.model import Report
+    from .runtime.check import CheckInputs, CheckResult
 
 ModelLike = Union[str, "os.PathLike[str]", "openvino.Model"]
 ConfigLike = Union[str, "os.PathLike[str]", Config]
@@ -51,6 +52,7 @@ class Transformed:
     result: PipelineResult
     layers_written: int  # layers of the written file (the runtime dialect adds Converts)
     original: Graph | None = None  # the graph as read, when `keep_original` asked for it
+    check: CheckResult | None = None  # the check's verdict, when `check=True` asked for it (it passed)
 
 
 def resolve_config(config: ConfigLike) -> Config:
@@ -58,25 +60,26 @@ def resolve_config(config: ConfigLike) -> Config:
     return config if isinstance(config, Config) else load_config(os.fspath(config))
 
 
-def transform(model: ModelLike, config: ConfigLike = "cpu", dialect: str = "runtime") -> openvino.Model:
+def transform(model: ModelLike, config: ConfigLike = "cpu", dialect: str = "runtime", *, check: bool = False,
+              shape: ShapeLike | None = None, seed: int = 0) -> openvino.Model:
     """LPT applied to `model` under `config`, as an `openvino.Model` (compile it, or save it with
     `openvino.save_model(m, path, compress_to_fp16=False)` to keep the f32 dequantization scales).
 
     `dialect="lowp"` (LPT's graph verbatim) is only loadable by openvino when no layer takes
     u8/i8 inputs: otherwise this raises LptError; write it with `transform_file` instead.
+    `check`, `shape` and `seed`: as for `transform_file`.
     """
     from .runtime.convert import read_model
 
     with tempfile.TemporaryDirectory(prefix="lpt-api-", ignore_cleanup_errors=True) as tmp:
-        with model_file(model) as xml:
-            done = transform_file(xml, Path(tmp) / f"{xml.stem}_lpt.xml", config, dialect)
+        done = transform_file(model, Path(tmp) / "model_lpt.xml", config, dialect, check=check, shape=shape, seed=seed)
         # openvino memory-maps the .bin; the mapping outlives the folder's removal.
         return read_model(done.output, hint="write it with lpt_cli.transform_file" if dialect == "lowp" else "")
 
 
 def transform_file(model: ModelLike, output: str | os.PathLike[str], config: ConfigLike = "cpu",
-                   dialect: str = "runtime", *, progress: Progress | None = None,
-                   on_step: StepHook | None = None, keep_original: bool = False,
+                   dialect: str = "runtime", *, check: bool = False, shape: ShapeLike | None = None, seed: int = 0,
+                   progress: Progress | None = None, on_step: StepHook | None = None, keep_original: bool = False,
                    freeze_collector: bool = False) -> Transformed:
     """LPT applied to `model`, written as the IR `output` (.xml, the .bin beside it) atomically;
     the input is never overwritten. `progress(step)` and `on_step(step, graph)` follow the run;
@@ -84,7 +87,14 @@ def transform_file(model: ModelLike, output: str | os.PathLike[str], config: Con
     `freeze_collector` (for a process that ends with the call, like `lpt transform`) moves what
     was read out of the garbage collector's reach: it lives to the end, and the collections
     while legalizing and writing then skip it (about 7 % of BERT-base's process; the
-    collector is paused while reading and transforming anyway). A model lpt already transformed is refused (LptError)."""
+    collector is paused while reading and transforming anyway). A model lpt already transformed is refused (LptError).
+
+    `check` then compiles the original and the output on this machine's CPU plugin (in child
+    processes, so a crash is an answer) and runs both on the same random inputs (`seed`; `shape`
+    sizes dynamic dimensions, as for `report`, else batch 1, 224x224 images, 128-long sequences):
+    when an output differs by more than 1e-5 of its max, or the plugin runs the original but not
+    the output, the output is removed and CheckFailed raised (its `check` has every output's
+    error); when the plugin does not run the original, an LptError."""
     import gc
 
     from . import __version__
@@ -97,21 +107,58 @@ def transform_file(model: ModelLike, output: str | os.PathLike[str], config: Con
         raise LptError(f"{output}: the output must be an .xml path (the .bin is written beside it)")
     if dialect not in DIALECTS:
         raise LptError(f"dialect {dialect!r}: expected one of {', '.join(DIALECTS)}")
+    if check and dialect != "runtime":
+        raise LptError(f"check=True runs the output on the CPU plugin, which cannot load the {dialect} dialect: "
+                       "check the runtime dialect (the same LPT result)")
     resolved = resolve_config(config)  # a bad config fails before a large model is read
     show = progress or (lambda _step: None)
     with model_file(model) as xml:
+        label = model_name(model)
         show("reading")
         graph = read_ir(xml)
         if freeze_collector:
             gc.freeze()
         require_not_transformed(graph, xml)
+        inputs = None
+        if check:  # a bad shape fails before the work
+            show("check: making inputs")
+            inputs = _check_inputs(xml, label, shape, seed)
         types_in = Counter(node.type for node in graph)
         original = copy_graph(graph) if keep_original else None
         result = run_pipeline(graph, resolved, progress=progress, on_step=on_step)
         show("writing")
         stamp(graph, version=__version__, dialect=dialect, config=resolved.name)
         written = write_ir(graph, output, dialect=dialect, protect=[xml, xml.with_suffix(".bin")])
-    return Transformed(output, resolved.name, types_in, graph, result, written, original)
+        done = Transformed(output, resolved.name, types_in, graph, result, written, original)
+        if inputs is not None:
+            done = replace(done, check=_checked(done, inputs, xml, label, show))
+    return done
+
+
+def _check_inputs(xml: Path, label: str, shape: ShapeLike | None, seed: int) -> CheckInputs:
+    from .runtime.check import check_inputs  # openvino loads only for a check
+
+    return check_inputs(xml, label, {name: tuple(dims) for name, dims in (shape or {}).items()}, seed)
+
+
+def _checked(done: Transformed, inputs: CheckInputs, original: Path, label: str, show: Progress) -> CheckResult:
+    """The check of `done.output` against `original`; one that fails removes the output and raises."""
+    from .runtime.check import failure, run_check
+
+    try:
+        verdict = run_check(inputs, original, done.output, label, show)
+    except BaseException:  # the original does not run, or Ctrl-C: no output is left behind
+        _remove_ir(done.output)
+        raise
+    if not verdict.passed:
+        _remove_ir(done.output)
+        raise CheckFailed(failure(verdict, done.output), verdict, replace(done, check=verdict))
+    return verdict
+
+
+def _remove_ir(xml: Path) -> None:
+    for path in (xml, xml.with_suffix(".bin")):
+        path.unlink(missing_ok=True)
 
 
 def report(model: ModelLike, config: ConfigLike = "cpu", shape: ShapeLike | None = None) -> Report:

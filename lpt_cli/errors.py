@@ -1,6 +1,12 @@
 """Errors the CLI turns into one line on stderr and an exit code."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .api import Transformed
+    from .runtime.check import CheckResult
+
 
 class LptError(Exception):
     """Bad input or usage: the message names the file and what is wrong (exit 2)."""
@@ -14,6 +20,21 @@ class IRReadError(LptError):
 
 class IRWriteError(LptError):
     """An IR cannot be written where asked (e.g. it would overwrite the input model)."""
+
+
+class CheckFailed(LptError):
+    """`check=True` (`lpt transform --check`) refused lpt's output, and removed it.
+
+    `check.outputs` has every output's error against the original on the CPU plugin: one above
+    the limit is exit 4. When the plugin runs the original but not lpt's output, `check.error`
+    says why: a bug in lpt, exit 1. `transformed` is the run that was checked.
+    """
+
+    def __init__(self, message: str, check: CheckResult, transformed: Transformed) -> None:
+        super().__init__(message)
+        self.check = check
+        self.transformed = transformed
+        self.exit_code = 1 if check.error is not None else 4
 
 
 class PassError(Exception):

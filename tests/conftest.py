@@ -129,3 +129,29 @@ def outputs_load(written_outputs: WrittenOutputs, request: pytest.FixtureRequest
     problems = written_outputs.problems()
     if problems:
         pytest.fail(f"{request.node.nodeid} wrote outputs that do not load:\n" + "\n".join(problems), pytrace=False)
+
+
+@pytest.fixture
+def break_pipeline(monkeypatch: pytest.MonkeyPatch) -> Callable[[str], None]:
+    """Plants a bug at the end of lpt's pipeline as the API runs it (for `--check`, which must
+    catch it): `break_pipeline("constant")` scales the first f32 constant an Add or Multiply
+    takes (the output computes something else); `break_pipeline("op")` gives that Add or Multiply
+    a type OpenVINO does not know (the output does not load)."""
+    import lpt_cli.api as api
+
+    real = api.run_pipeline
+
+    def plant(bug: str) -> None:
+        def run_with_bug(graph: Any, config: Any, **kwargs: Any) -> Any:
+            result = real(graph, config, **kwargs)
+            node = next(n for n in graph.topological_order() if n.type in ("Add", "Multiply")
+                        and n.input_node(1).is_constant and n.input_value(1).element_type.name == "f32")
+            if bug == "constant":
+                node.set_input(1, graph.add_constant(node.input_node(1).value * 1.5 + 0.25, "f32").output(0))
+            else:
+                node.type = "NoSuchOp"
+            return result
+
+        monkeypatch.setattr(api, "run_pipeline", run_with_bug)
+
+    return plant

@@ -45,21 +45,21 @@ def _default_dim(axis: int, rank: int) -> int:
     return 16
 
 
-def input_shapes(compiled: ov.CompiledModel, shapes: Shapes | None = None,
+def input_shapes(model: ov.Model | ov.CompiledModel, shapes: Shapes | None = None,
                  notes: list[str] | None = None) -> list[tuple[str, tuple[int, ...], np.dtype]]:
-    """(name, static shape, dtype) per model input: the given shape, else the model's, with the
-    documented defaults for dynamic dimensions (each such choice is added to `notes`)."""
+    """(name, static shape, dtype) per input of `model` (read or compiled): the given shape, else
+    the model's, with the documented defaults for dynamic dimensions (each such choice is added to `notes`)."""
     shapes = dict(shapes or {})
     if "" in shapes:
-        if len(compiled.inputs) != 1:
-            raise LptError(f"--shape without a NAME= needs a model with one input (this one has {len(compiled.inputs)})")
-        shapes = {compiled.inputs[0].get_any_name() if compiled.inputs[0].get_names() else "input0": shapes[""]}
-    names = [port.get_any_name() if port.get_names() else f"input{i}" for i, port in enumerate(compiled.inputs)]
-    unknown = sorted(set(shapes) - {n for i, port in enumerate(compiled.inputs) for n in (*port.get_names(), names[i])})
+        if len(model.inputs) != 1:
+            raise LptError(f"--shape without a NAME= needs a model with one input (this one has {len(model.inputs)})")
+        shapes = {model.inputs[0].get_any_name() if model.inputs[0].get_names() else "input0": shapes[""]}
+    names = [port.get_any_name() if port.get_names() else f"input{i}" for i, port in enumerate(model.inputs)]
+    unknown = sorted(set(shapes) - {n for i, port in enumerate(model.inputs) for n in (*port.get_names(), names[i])})
     if unknown:
         raise LptError(f"--shape {unknown[0]}: no such input (inputs: {', '.join(names)})")
     found = []
-    for i, port in enumerate(compiled.inputs):
+    for i, port in enumerate(model.inputs):
         pshape = port.get_partial_shape()
         given = next((shapes[n] for n in (*sorted(port.get_names()), names[i]) if n in shapes), None)
         if given is not None:
@@ -79,12 +79,12 @@ def input_shapes(compiled: ov.CompiledModel, shapes: Shapes | None = None,
     return found
 
 
-def random_inputs(compiled: ov.CompiledModel, seed: int, shapes: Shapes | None = None,
+def random_inputs(model: ov.Model | ov.CompiledModel, seed: int, shapes: Shapes | None = None,
                   notes: list[str] | None = None) -> list[np.ndarray]:
     """Normal floats; small non-negative integers (safe as token ids and indices); padded masks."""
     rng = np.random.default_rng(seed)
     arrays = []
-    for name, shape, dtype in input_shapes(compiled, shapes, notes):
+    for name, shape, dtype in input_shapes(model, shapes, notes):
         if np.issubdtype(dtype, np.floating):
             arrays.append(rng.standard_normal(shape).astype(dtype))
         elif dtype == np.bool_:

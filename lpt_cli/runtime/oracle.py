@@ -46,7 +46,8 @@ def plugin_run(xml_path: str | Path, inputs: dict[str, np.ndarray], *, device: s
         np.savez(folder / "inputs.npz", **inputs)  # type: ignore[arg-type]
         cmd = [sys.executable, "-m", "lpt_cli.runtime.oracle", str(xml_path), str(folder), device]
         try:
-            done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
+            done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False,
+                                  env=_child_env())
         except subprocess.TimeoutExpired:
             return PluginRun(error=f"no answer within {timeout:.0f} s", crashed=True)
         if done.returncode == 3:
@@ -61,6 +62,13 @@ def plugin_run(xml_path: str | Path, inputs: dict[str, np.ndarray], *, device: s
         return PluginRun(outputs=outputs, layers=layers)
 
 
+def _child_env(**extra: str) -> dict[str, str]:
+    """The environment of a child: it imports this very lpt_cli (not another one installed, or
+    one in the current folder), whose protocol the parent speaks."""
+    root = str(Path(__file__).resolve().parents[2])
+    return dict(os.environ, **extra, PYTHONPATH=os.pathsep.join(filter(None, (root, os.environ.get("PYTHONPATH")))))
+
+
 def _last_line(text: str) -> str:
     lines = [line for line in text.strip().splitlines() if line.strip()]
     return lines[-1][:300] if lines else ""
@@ -70,6 +78,7 @@ def _child(xml_path: str, folder: str, device: str) -> int:
     """The child's side: exit 3 with the reason on stderr when the plugin refuses the model."""
     import openvino as ov
 
+    from .compile import openvino_message
     from .layers import runtime_layers
 
     out = Path(folder)
@@ -79,8 +88,7 @@ def _child(xml_path: str, folder: str, device: str) -> int:
             feed = {name: data[name] for name in data.files}
         results = compiled.create_infer_request().infer(feed)
     except Exception as exc:  # noqa: BLE001 - any refusal is the answer
-        print(f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}",
-              file=sys.stderr)
+        print(openvino_message(exc), file=sys.stderr)
         return 3
     outputs = {f"out{i}": np.asarray(results[o]) for i, o in enumerate(compiled.outputs)}
     np.savez(out / "outputs.npz", **outputs)  # type: ignore[arg-type]  # as for inputs.npz above
@@ -105,12 +113,9 @@ class CompileChecker:
         """None when the plugin reads and compiles `xml_path`; else why not (one line)."""
         if self._proc is None or self._proc.poll() is not None or self._used >= self.restart_every:
             self.stop()
-            root = str(Path(__file__).resolve().parents[2])  # the child runs this very lpt_cli
-            env = dict(os.environ, OMP_NUM_THREADS="1",
-                       PYTHONPATH=os.pathsep.join(filter(None, (root, os.environ.get("PYTHONPATH")))))
             self._proc = subprocess.Popen([sys.executable, "-m", "lpt_cli.runtime.oracle", "--serve"],
                                           stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                          stderr=subprocess.DEVNULL, text=True, env=env)
+                                          stderr=subprocess.DEVNULL, text=True, env=_child_env(OMP_NUM_THREADS="1"))
             self._used = 0
         self._used += 1
         proc = self._proc

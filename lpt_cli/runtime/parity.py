@@ -67,19 +67,31 @@ def lost_names(wanted: Iterable[str], layers: Iterable[RuntimeLayer]) -> list[st
                   and not any(m.startswith(f"{n}/Dequantization") for m in names))
 
 
+def output_error(reference: np.ndarray, candidate: np.ndarray) -> tuple[float, bool]:
+    """max|a - b| / max|a| of one output (`a` the reference), and whether it is absolute instead:
+    a reference of zeros (or of subnormals only) has no scale to divide by, so its error is
+    max|a - b| itself. NaN and infinities must be where the reference has them, else inf (as for
+    shapes that differ)."""
+    if reference.shape != candidate.shape:
+        return float("inf"), False
+    ref, got = reference.astype(np.float64), candidate.astype(np.float64)
+    finite = np.isfinite(ref) & np.isfinite(got)
+    if not np.all(finite | (ref == got) | (np.isnan(ref) & np.isnan(got))):
+        return float("inf"), False
+    if not finite.any():
+        return 0.0, False
+    diff = float(np.abs(ref[finite] - got[finite]).max())
+    scale = float(np.abs(ref[finite]).max())
+    if scale < np.finfo(np.float32).tiny:
+        return diff, True
+    return diff / scale, False
+
+
 def worst_relative_error(reference: list[np.ndarray], candidate: list[np.ndarray]) -> float:
-    """The largest max|a - b| / max|a| over the outputs; inf when shapes or counts differ."""
+    """The largest `output_error` over the outputs; inf when their counts differ."""
     if len(reference) != len(candidate):
         return float("inf")
-    worst = 0.0
-    for ref, got in zip(reference, candidate):
-        if ref.shape != got.shape:
-            return float("inf")
-        if ref.size == 0:
-            continue
-        diff = float(np.abs(ref.astype(np.float64) - got.astype(np.float64)).max())
-        worst = max(worst, diff / max(float(np.abs(ref.astype(np.float64)).max()), 1e-30))
-    return worst
+    return max((output_error(ref, got)[0] for ref, got in zip(reference, candidate)), default=0.0)
 
 
 def bit_exact(reference: list[np.ndarray], candidate: list[np.ndarray]) -> bool:

@@ -42,3 +42,18 @@ def test_the_schemas_reject_a_wrong_document():
     del doc["models"][0]["summary"]["low_precision_share"]
     with pytest.raises(AssertionError):
         check_document(doc, load_schema("many.schema.json"))
+
+
+@pytest.mark.slow
+def test_transform_check_json_matches_its_schema_passed_or_not(tmp_path, break_pipeline):
+    schema = load_schema("transform.schema.json")
+    args = ["transform", str(MODELS / "resnet.xml"), "--check", "--format", "json", "-o", str(tmp_path / "o.xml")]
+    passed = CliRunner().invoke(main, args)
+    assert passed.exit_code == 0, passed.output
+    check_document(json.loads(passed.stdout), schema)
+    break_pipeline("constant")
+    failed = CliRunner().invoke(main, args)
+    assert failed.exit_code == 4, failed.output
+    doc = json.loads(failed.stdout)
+    check_document(doc, schema)
+    assert doc["check"]["passed"] is False and not (tmp_path / "o.xml").exists()

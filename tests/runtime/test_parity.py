@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from lpt_cli.runtime import parity
 from lpt_cli.runtime.layers import RuntimeLayer
@@ -41,5 +42,28 @@ def test_relative_error_and_exactness() -> None:
     assert parity.worst_relative_error(ref, [np.array([1.0, -3.0], dtype=np.float32)]) == 0.25
     assert parity.worst_relative_error(ref, [np.zeros(3, dtype=np.float32)]) == float("inf")
     assert parity.worst_relative_error(ref, []) == float("inf")
+    assert parity.worst_relative_error([], []) == 0.0
     assert parity.bit_exact(ref, [ref[0].copy()])
     assert not parity.bit_exact(ref, [ref[0].astype(np.float64)])
+
+
+def test_output_error_is_relative_to_the_max_and_absolute_for_zeros() -> None:
+    ref = np.array([[2.0, -8.0], [0.0, 1.0]], dtype=np.float32)
+    assert parity.output_error(ref, ref + np.float32(0.5)) == (0.0625, False)
+    assert parity.output_error(ref, ref.T) == (pytest.approx(1.0), False)  # |-8 - 0| / 8
+    zeros = np.zeros(3, np.float32)
+    assert parity.output_error(zeros, zeros) == (0.0, True)
+    assert parity.output_error(zeros, np.array([0.0, 3e-6, 0.0], np.float32)) == (pytest.approx(3e-6), True)
+    assert parity.output_error(np.array([1e-40, 0.0]), np.array([0.0, 1e-40])) == (1e-40, True)  # subnormal: no scale
+    assert parity.output_error(ref, ref[:1]) == (float("inf"), False)
+    assert parity.output_error(np.zeros(0), np.zeros(0)) == (0.0, False)
+    assert parity.output_error(np.array([7, 9], np.int64), np.array([7, 8], np.int64)) == (pytest.approx(1 / 9), False)
+
+
+def test_output_error_wants_nan_and_infinity_where_the_reference_has_them() -> None:
+    ref = np.array([np.nan, np.inf, -2.0, 1.0], dtype=np.float32)
+    assert parity.output_error(ref, ref.copy()) == (0.0, False)
+    assert parity.output_error(ref, np.array([np.nan, np.inf, -2.0, 1.5], np.float32)) == (0.25, False)
+    for wrong in ([1.0, np.inf, -2.0, 1.0], [np.nan, -np.inf, -2.0, 1.0], [np.nan, np.inf, np.nan, 1.0]):
+        assert parity.output_error(ref, np.array(wrong, np.float32)) == (float("inf"), False)
+    assert parity.output_error(np.array([np.nan]), np.array([np.nan])) == (0.0, False)
