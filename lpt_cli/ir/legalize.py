@@ -19,7 +19,7 @@ import numpy as np
 
 from .constant import ConstantData
 from .eltypes import ElementType, f32
-from .graph import Graph, Node, Output
+from .graph import Graph, Node, Output, type_signature
 from .op_facts import Fact, ops_with
 
 # Ops that take any type and give their own; never relaxed.
@@ -425,6 +425,7 @@ def copy_graph(graph: Graph) -> Graph:
     new = Graph(graph.name)
     new.xml_model_extra = list(graph.xml_model_extra)
     new.xml_blob = graph.xml_blob
+    new.read_types = graph.read_types  # node ids are kept, and the table is only read
     outputs: dict[int, Output] = {}
     for node in graph.topological_order():
         twin = new.add_node(node.type, [outputs[id(s.source)] for s in node.inputs], attrs=node.attrs,
@@ -442,12 +443,25 @@ def copy_graph(graph: Graph) -> Graph:
     return new
 
 
+def _as_read(node: Node) -> bool:
+    """The node reads and makes the types the model was read with: LPT made nothing low precision
+    here, so stock OpenVINO takes it as the user's model had it (a Range on i64 and i32, OneHot's
+    indices, an LSTM's sequence lengths)."""
+    read = node.graph.read_types.get(node.id)
+    return read is not None and read == type_signature(node)
+
+
 def _data_inputs(node: Node) -> list[int]:
-    """Inputs that carry the op's numbers: not shapes/axes/indices, and never a boolean, which is
-    a condition or a mask (SDPA's boolean `attn_mask` selects; as 1.0/0.0 it would be added)."""
+    """Inputs that carry the op's numbers: not shapes/axes/indices, never a boolean, which is a
+    condition or a mask (SDPA's boolean `attn_mask` selects; as 1.0/0.0 it would be added), and
+    never an integer input of a node read from the model that reads what it read then (an index,
+    a length, an offset: only a value LPT made low precision is the op's data in another form)."""
     aux = _AUX_INPUTS.get(node.type, frozenset())
+    read = node.graph.read_types.get(node.id)
     return [i for i in range(len(node.inputs))
-            if i not in aux and node.inputs[i].source.element_type.kind != "bool"]
+            if i not in aux and node.inputs[i].source.element_type.kind != "bool"
+            and not (read is not None and i < len(read[0]) and node.inputs[i].source.element_type.is_integral
+                     and read[0][i] == node.inputs[i].source.element_type)]
 
 
 def _main_outputs(node: Node) -> list[Output]:
@@ -458,7 +472,7 @@ def _main_outputs(node: Node) -> list[Output]:
 
 
 def _needs_float(node: Node) -> bool:
-    if node.type in _UNTOUCHED:
+    if node.type in _UNTOUCHED or _as_read(node):
         return False
     types = {node.inputs[i].source.element_type for i in _data_inputs(node)}
     types |= {o.element_type for o in _main_outputs(node)}
