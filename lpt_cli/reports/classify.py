@@ -10,7 +10,7 @@ from ..lpt.engine.pipeline import PipelineResult
 from ..lpt.common_optimizations import is_function_quantized
 from ..lpt.engine.transformation import Decision
 from .compression import weight_compressed_layers
-from .macs import LayerShapes, layer_macs
+from .macs import LayerShapes, layer_macs, low_precision_share
 from .model import LOW, NOT_QUANTIZED, ORIGINAL, REMOVED, STATUSES, LayerRow, Reason, Report, Summary
 from .reasons import explain
 from .topology import (WEIGHTABLE, by_name, data_inputs, find_renamed, find_twin, is_low, is_quantized, layer_operands, layers,
@@ -94,15 +94,12 @@ def summarize(rows: tuple[LayerRow, ...], before: Graph, after: Graph, result: P
     low = [r for r in weightable if r.status == LOW]
     macs_total = sum(r.macs or 0 for r in weightable)
     macs_low = sum(r.macs or 0 for r in low)
-    if macs_total:
-        share = 100.0 * macs_low / macs_total
-    else:
-        share = 100.0 * len(low) / len(weightable) if weightable else 0.0
+    share = low_precision_share(macs_low, macs_total, len(low), len(weightable))
     return Summary(
         profile=config.name, isa=isa, layers=len(rows),
         by_status={s: counts.get(s, 0) for s in STATUSES},
         weightable=len(weightable), weightable_low_precision=len(low),
-        macs_total=macs_total, macs_low_precision=macs_low, low_precision_share=round(share, 2),
+        macs_total=macs_total, macs_low_precision=macs_low, low_precision_share=share,
         fake_quantize_before=sum(1 for n in layers(before) if n.type == "FakeQuantize"),
         fake_quantize_left=sum(1 for n in after.nodes.values()
                                if n.type == "FakeQuantize" and not runs_low(n)),

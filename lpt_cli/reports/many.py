@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..text import markdown_cell, terminal_width
+from .macs import low_precision_share
 from .model import SCHEMA_VERSION, Report
 
 FORMATS = ("table", "json", "csv", "markdown")
@@ -53,8 +54,8 @@ class ManyReport:
         low = sum(s.weightable_low_precision for s in sums)
         macs = sum(s.macs_total for s in sums)
         macs_low = sum(s.macs_low_precision for s in sums)
-        share = 100.0 * macs_low / macs if macs else (100.0 * low / weightable if weightable else 0.0)
-        return Total(len(sums), sum(s.layers for s in sums), weightable, low, macs, macs_low, round(share, 2),
+        share = low_precision_share(macs_low, macs, low, weightable)
+        return Total(len(sums), sum(s.layers for s in sums), weightable, low, macs, macs_low, share,
                      sum(s.fake_quantize_left for s in sums), len(self.below))
 
     def to_dict(self) -> dict[str, Any]:
