@@ -56,8 +56,8 @@ Trace (--trace DIR):
                short_help="Apply OpenVINO's Low Precision Transformations to the quantized IR MODEL.xml.")
 @click.argument("model", type=click.Path(path_type=Path))
 @click.option("--config", "config_spec", default="cpu", show_default=True, metavar="PATH|NAME",
-              help="Restrictions file (YAML) or a built-in profile: default, cpu, cpu-vnni, cpu-amx, gpu "
-                   "(see `lpt config list`).")
+              help="Restrictions file (YAML) or a built-in profile: default, cpu (this machine's CPU profile), "
+                   "a cpu-* profile, gpu (see `lpt config list`).")
 @click.option("-o", "--output", type=click.Path(path_type=Path), default=None,
               help="Output IR .xml (the .bin goes beside it). Default: ./<model stem>_lpt.xml")
 @click.option("--dialect", type=click.Choice(DIALECTS), default="runtime", show_default=True,
@@ -102,11 +102,10 @@ def _print_json(model: Path, output: Path, dialect: str, config: Config, origina
                 result: PipelineResult, layers_in: int, written: int, seconds: float) -> None:
     import json
 
-    from ..reports.analyze import host_isa
     from ..reports.changes import transform_summary
     from ..reports.classify import build_report
 
-    report = build_report(str(model), original, graph, result, config, host_isa())
+    report = build_report(str(model), original, graph, result, config)
     doc = transform_summary(report, original, result, output=str(output), dialect=dialect, layers_in=layers_in,
                             layers_written=written, seconds=seconds)
     click.echo(json.dumps(doc, indent=2))

@@ -10,6 +10,7 @@ from ..lpt.engine.pipeline import PipelineResult
 from ..lpt.common_optimizations import is_function_quantized
 from ..lpt.engine.transformation import Decision
 from .compression import weight_compressed_layers
+from .kernels import kernel_refusal
 from .macs import LayerShapes, layer_macs
 from .model import LOW, NOT_QUANTIZED, ORIGINAL, REMOVED, STATUSES, LayerRow, Reason, Report, Summary
 from .reasons import explain
@@ -18,11 +19,16 @@ from .topology import (WEIGHTABLE, by_name, data_inputs, find_renamed, find_twin
 
 
 def build_report(model: str, before: Graph, after: Graph, result: PipelineResult, config: Config,
-                 isa: str, shapes: Mapping[str, LayerShapes] | None = None) -> Report:
+                 shapes: Mapping[str, LayerShapes] | None = None) -> Report:
     """The report of one pipeline run; `before` is a snapshot taken before the run; `shapes`
     gives weightable layers static shapes for their MACs (`lpt report --shape`)."""
     rows = tuple(layer_rows(before, after, result.decisions, config, shapes or {}))
-    return Report(model, rows, summarize(rows, before, after, result, config, isa, bool(shapes)))
+    return Report(model, rows, summarize(rows, before, after, result, config, bool(shapes)))
+
+
+def isa_label(config: Config) -> str:
+    """The ISA the report's kernel rules assumed: the config's, never the host's."""
+    return config.isa or "none (not a CPU plugin profile: no kernel rules)"
 
 
 def layer_rows(before: Graph, after: Graph, decisions: Mapping[int, list[Decision]],
@@ -39,7 +45,10 @@ def layer_rows(before: Graph, after: Graph, decisions: Mapping[int, list[Decisio
             reason = Reason("removed", _removed_detail(node, now))
             rows.append(_row(node, None, REMOVED, reason, macs))
             continue
-        if runs_low(twin):
+        refusal = kernel_refusal(twin, config) if runs_low(twin) else None
+        if refusal is not None:
+            rows.append(_row(node, twin, ORIGINAL, Reason("kernel_not_int8", refusal), macs))
+        elif runs_low(twin):
             rows.append(_row(node, twin, LOW, None, macs))
         elif not is_quantized(node):
             # a weightable layer weighs in the low-precision share, so it says why it is not in it
@@ -88,7 +97,7 @@ def _row(original: Node, twin: Node | None, status: str, reason: Reason | None, 
 
 
 def summarize(rows: tuple[LayerRow, ...], before: Graph, after: Graph, result: PipelineResult,
-              config: Config, isa: str, static_shapes: bool = False) -> Summary:
+              config: Config, static_shapes: bool = False) -> Summary:
     counts = Counter(r.status for r in rows)
     weightable = [r for r in rows if r.type in WEIGHTABLE]
     low = [r for r in weightable if r.status == LOW]
@@ -99,7 +108,7 @@ def summarize(rows: tuple[LayerRow, ...], before: Graph, after: Graph, result: P
     else:
         share = 100.0 * len(low) / len(weightable) if weightable else 0.0
     return Summary(
-        profile=config.name, isa=isa, layers=len(rows),
+        profile=config.name, isa=isa_label(config), layers=len(rows),
         by_status={s: counts.get(s, 0) for s in STATUSES},
         weightable=len(weightable), weightable_low_precision=len(low),
         macs_total=macs_total, macs_low_precision=macs_low, low_precision_share=round(share, 2),
