@@ -45,11 +45,12 @@ def layer_rows(before: Graph, after: Graph, decisions: Mapping[int, list[Decisio
             reason = Reason("removed", _removed_detail(node, now))
             rows.append(_row(node, None, REMOVED, reason, macs))
             continue
-        refusal = kernel_refusal(twin, config) if runs_low(twin) else None
-        if refusal is not None:
-            rows.append(_row(node, twin, ORIGINAL, Reason("kernel_not_int8", refusal), macs))
-        elif runs_low(twin):
-            rows.append(_row(node, twin, LOW, None, macs))
+        if runs_low(twin):
+            refusal = kernel_refusal(twin, config)  # LPT made it low precision; does the plugin's kernel compute so?
+            if refusal is None:
+                rows.append(_row(node, twin, LOW, None, macs))
+            else:
+                rows.append(_row(node, twin, ORIGINAL, Reason("kernel_not_int8", refusal), macs))
         elif not is_quantized(node):
             # a weightable layer weighs in the low-precision share, so it says why it is not in it
             why = _not_quantized_reason(node) if node.type in WEIGHTABLE else None
