@@ -168,7 +168,7 @@ def transform(models: tuple[Path, ...], config_spec: str, output: Path | None, d
                     _print_json(path, dialect, config, failed.transformed, time.perf_counter() - started)
                 raise
             written.add_ir(target)
-            done.append((result, time.perf_counter() - (started if not several else begun)))
+            done.append((result, time.perf_counter() - (begun if several else started)))
     if fmt == "json":
         _print_json(paths[0], dialect, config, done[0][0], time.perf_counter() - started)
     elif not quiet:

@@ -112,6 +112,16 @@ def test_an_only_list_that_runs_nothing_warns():
     assert not config.enabled("ConvolutionTransformation")
 
 
+def test_an_invalid_config_is_an_error_without_a_warning():
+    """One line for a bad config: the warning of an empty `only` waits until the rest is valid."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ConfigError, match="update_precisions: expected true or false"):
+            config_from_dict({"transformations": {"only": []}, "update_precisions": "tru`e"}, name="c.yaml")
+
+
 @pytest.mark.parametrize("text", ["", "\n\n", "# only a comment\n", "---\n"])
 def test_an_empty_config_file_is_an_error(tmp_path, text):
     """An empty file is more often the wrong file than a wish for the library defaults."""

@@ -115,7 +115,7 @@ def config_from_dict(d: Any, *, name: str = "config") -> Config:
     only, disable = _transformations(d.get("transformations"), name)
     params = d.get("params") or {}
     _check_params(params, name)
-    return Config(
+    config = Config(
         name=name,
         update_precisions=_bool(d, "update_precisions", True, name),
         deq_precision=_type(d.get("deq_precision", "f32"), name, "deq_precision", DEQ_PRECISIONS),
@@ -129,6 +129,10 @@ def config_from_dict(d: Any, *, name: str = "config") -> Config:
         params=MappingProxyType(dict(params)),
         common_optimizations=_bool(d, "common_optimizations", False, name),
     )
+    if only == ():  # said once the whole config is valid: a warning never precedes an error
+        warnings.warn(f"{name}: transformations.only is empty: LPT runs no transformation (markup only)",
+                      LptWarning, stacklevel=2)
+    return config
 
 
 def load_config(spec: str) -> Config:
@@ -414,8 +418,4 @@ def _transformations(value: Any, name: str) -> tuple[tuple[str, ...] | None, tup
                           "transformations it lists, so disable would be ignored)")
     if only is None:
         return None, () if disable is None else _names(disable, name, "transformations.disable")
-    only_names = _names(only, name, "transformations.only")
-    if not only_names:
-        warnings.warn(f"{name}: transformations.only is empty: LPT runs no transformation (markup only)",
-                      LptWarning, stacklevel=2)
-    return only_names, ()
+    return _names(only, name, "transformations.only"), ()
