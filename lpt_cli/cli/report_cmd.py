@@ -8,6 +8,7 @@ import click
 
 from ..errors import LptError
 from ..reports import FORMATS
+from .options import config_option, debug_option
 from .paths import check_model
 from .report_many import model_paths, report_many
 
@@ -17,19 +18,34 @@ if TYPE_CHECKING:
     from ..runtime.profile import Profile
 
 EPILOG = """\b
+Examples:
+  lpt report model.xml                      # per-layer table, cpu profile
+  lpt report model.xml --config gpu --format csv > layers.csv
+  lpt report exports/ --fail-under 90       # one row per model; exit 3 if
+                                            #   one is below 90%
+  lpt report model.xml --layer conv1 --svg conv1.svg
+  lpt report model.xml --html report.html   # the report as one page
+  lpt report model.xml --runtime CPU        # + what the plugin ran in INT8
+  lpt report bert.xml --shape input_ids=1,128 --shape attention_mask=1,128
+
+\b
 Exit codes:
-  0  report printed (low-precision share at or above --fail-under, if given)
-  2  bad input: unreadable model or config, unknown --layer, device not available
-  3  the low-precision share (MAC-weighted, weightable layers) is below --fail-under
-     (several models: the share of any one of them)
+  0    report printed (low-precision share at or above --fail-under, if
+       given)
+  1    internal error (a bug in lpt)
+  2    bad input or usage: unreadable model or config, unknown --layer,
+       device not available
+  3    the low-precision share (MAC-weighted, weightable layers) is below
+       --fail-under (several models: the share of any one of them)
+  130  interrupted (Ctrl-C); --html and --svg files are written whole or not
+       at all
 """
 
 
 @click.command("report", epilog=EPILOG,
                short_help="Per-layer precision report of MODEL after LPT, with a reason for every float layer.")
 @click.argument("models", nargs=-1, required=True, metavar="MODEL.xml... | FOLDER", type=click.Path(path_type=Path))
-@click.option("--config", "config_spec", default="cpu", show_default=True,
-              help="Built-in profile (default, cpu, a cpu-* profile, gpu: `lpt config list`) or a YAML config file.")
+@config_option()
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 @click.option("--fail-under", type=click.FloatRange(0, 100), metavar="PCT",
               help="Exit 3 when less than PCT percent of weightable MACs end up in low precision.")
@@ -48,6 +64,7 @@ Exit codes:
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), metavar="OUT.html",
               help="Also write the report as one self-contained HTML page: the graph before and after LPT side "
                    "by side, and the layer table (sortable, filtered by text, status, type and reason).")
+@debug_option
 def report(models: tuple[Path, ...], config_spec: str, fmt: str, fail_under: float | None, layer_name: str | None,
            shape_specs: tuple[str, ...], device: str | None, svg_path: Path | None, html_path: Path | None) -> None:
     """Per-layer precision report of MODEL after LPT (run in memory; nothing is written).

@@ -253,11 +253,12 @@ def heading_of(row: LayerRow | None, name: str) -> tuple[str | None, tuple[str, 
 
 
 def write_document(path: Path, text: str, option: str) -> None:
-    """Writes `text` to `path` through a temporary file, so a failure leaves nothing behind."""
+    """Writes `text` to `path` through a temporary file, so a failure (or Ctrl-C) leaves nothing behind."""
     temp = path.with_name(f".{path.name}.tmp")
     try:
         temp.write_text(text, encoding="utf-8")
         os.replace(temp, path)
     except OSError as exc:
-        temp.unlink(missing_ok=True)
         raise LptError(f"{option} {path}: cannot write: {exc.strerror or exc}") from None
+    finally:
+        temp.unlink(missing_ok=True)

@@ -43,13 +43,14 @@ def test_missing_model_is_one_line_naming_it(tmp_path: Path, command: str) -> No
 
 
 def test_folder_as_model(tmp_path: Path) -> None:
-    line = one_error_line(run("transform", tmp_path))
+    line = one_error_line(run("verify", tmp_path))
     assert line == f"lpt: error: {tmp_path}: is a folder, expected an IR .xml file"
 
 
-def test_report_on_a_folder_without_models(tmp_path: Path) -> None:
-    """`lpt report FOLDER` reports every model in it; an empty folder is one clear line."""
-    line = one_error_line(run("report", tmp_path))
+@pytest.mark.parametrize("command", ["transform", "report"])
+def test_folder_without_models(tmp_path: Path, command: str) -> None:
+    """`lpt transform FOLDER` and `lpt report FOLDER` take every model in it; none is one clear line."""
+    line = one_error_line(run(command, tmp_path))
     assert line == f"lpt: error: {tmp_path}: no .xml model in this folder"
 
 
@@ -214,7 +215,7 @@ def test_missing_runtime_device_fails_before_the_report() -> None:
 
 def test_help_lists_full_first_sentences_and_completion() -> None:
     text = " ".join(run("--help", terminal_width=200).stdout.split())
-    for sentence in ("Apply OpenVINO's Low Precision Transformations to the quantized IR MODEL.xml.",
+    for sentence in ("Apply OpenVINO's Low Precision Transformations to quantized IR models.",
                      "Run MODEL and its LPT-transformed version on the same inputs and compare the outputs.",
                      "Throughput and latency of MODEL, its LPT-transformed version and an FP32 reference."):
         assert sentence in text

@@ -195,7 +195,8 @@ def test_usage_errors_exit_2(tmp_path: Path) -> None:
     model = make_model(tmp_path)
     result = CliRunner().invoke(main, ["transform", str(model), "--dialect", "fp8"])
     assert result.exit_code == 2
-    assert "Invalid value for '--dialect'" in result.stderr
+    assert result.stderr == ("lpt: error: invalid value for '--dialect': 'fp8' is not one of 'runtime', 'lowp'; "
+                             "see 'lpt transform --help'\n")
 
 
 def test_internal_error_is_one_line_unless_debug(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
+from lpt_cli.errors import LptWarning
 from lpt_cli.ir.eltypes import f16, i8, u8
 from lpt_cli.lpt import PROFILE_NAMES
 from lpt_cli.lpt.engine.config import ConfigError, config_from_dict, load_config, profile_text, resolve_profile
@@ -24,13 +25,13 @@ def test_full_config_parses():
         "restrictions": {"precisions": [{"op": "Convolution", "ports": {0: ["u8"], 1: ["i8"]}}],
                          "per_tensor": [{"op": "Convolution"}]},
         "transformations": {"only": ["ConvolutionTransformation"]},
-        "params": {"support_3d_tensor_on_activations": False},
+        "params": {"support_3d_tensor_on_activations": True, "skip_bias_add": True},
     })
     assert config.deq_precision == f16 and not config.update_precisions
     assert dict(config.precision_restrictions[0].ports) == {0: (u8,), 1: (i8,)}
     assert config.per_tensor_restrictions[0].ports == ()
     assert config.enabled("ConvolutionTransformation") and not config.enabled("AddTransformation")
-    assert config.param("support_3d_tensor_on_activations", True) is False
+    assert config.param("skip_bias_add", False) is True
 
 
 @pytest.mark.parametrize("doc, message", [
@@ -50,6 +51,87 @@ def test_invalid_configs_name_the_key(doc, message):
     with pytest.raises(ConfigError) as err:
         config_from_dict(doc, name="config.yaml")
     assert message in str(err.value)
+
+
+KNOWN_PARAMS = "reshape_ignore_per_tensor_quantization_check, skip_bias_add, support_3d_tensor_on_activations"
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"frobnicate": 3}, f"c.yaml: params.frobnicate: unknown parameter (lpt knows {KNOWN_PARAMS})"),
+    ({"skipBiasAdd": True}, "c.yaml: params.skipBiasAdd: unknown parameter; did you mean 'skip_bias_add'?"),
+    ({"update_precisions": False},
+     "c.yaml: params.update_precisions: a top-level key, not a parameter: write it outside params"),
+    ({"updatePrecisions": False}, "c.yaml: params.updatePrecisions: unknown parameter; did you mean the top-level "
+                                  "key 'update_precisions' (outside params)?"),
+    ({"support_3d_tensor_on_activations": False},
+     "c.yaml: params.support_3d_tensor_on_activations: only true is implemented (lpt always transforms MatMuls "
+     "with 3D activations), got false"),
+])
+def test_params_lpt_does_not_know_are_errors(params, message):
+    """A misspelt or foreign param used to be ignored: LPT then ran without what it asked for."""
+    with pytest.raises(ConfigError) as err:
+        config_from_dict({"params": params}, name="c.yaml")
+    assert str(err.value) == message
+
+
+@pytest.mark.parametrize("restrictions, message", [
+    ({"precisions": [{"op": "Convolution", "ports": {7: ["i8"]}}]},
+     "c.yaml: restrictions.precisions[0].ports.7: Convolution has no input port 7 (it takes 2 inputs, ports 0 to 1)"),
+    ({"per_tensor": [{"op": "MatMul", "ports": [0, 2]}]},
+     "c.yaml: restrictions.per_tensor[0].ports[1]: MatMul has no input port 2 (it takes 2 inputs, ports 0 to 1)"),
+    ({"precisions": [{"op": "LSTMSequence", "ports": {7: ["u8"]}}]},
+     "c.yaml: restrictions.precisions[0].ports.7: LSTMSequence has no input port 7 (it takes 7 inputs, ports 0 to 6)"),
+])
+def test_ports_beyond_the_op_inputs_are_errors(restrictions, message):
+    with pytest.raises(ConfigError) as err:
+        config_from_dict({"restrictions": restrictions}, name="c.yaml")
+    assert str(err.value) == message
+
+
+def test_ports_an_op_has_in_some_opset_are_accepted():
+    """Interpolate-4 has a 4th input, ConvolutionBackpropData an output shape, Concat any number."""
+    config = config_from_dict({"restrictions": {"precisions": [
+        {"op": "Interpolate", "ports": {3: ["u8"]}}, {"op": "ConvolutionBackpropData", "ports": {2: ["u8"]}},
+        {"op": "Concat", "ports": {9: ["u8"]}}, {"op": "LSTMSequence", "ports": {6: ["u8"]}}]}})
+    assert [sorted(r.ports) for r in config.precision_restrictions] == [[3], [2], [9], [6]]
+
+
+def test_only_and_disable_together_are_an_error():
+    with pytest.raises(ConfigError) as err:
+        config_from_dict({"transformations": {"only": ["ConvolutionTransformation"],
+                                              "disable": ["AddTransformation"]}}, name="c.yaml")
+    assert str(err.value) == ("c.yaml: transformations: give only or disable, not both (only runs just the "
+                              "transformations it lists, so disable would be ignored)")
+
+
+def test_an_only_list_that_runs_nothing_warns():
+    with pytest.warns(LptWarning, match=r"^c.yaml: transformations.only is empty: LPT runs no transformation "
+                                        r"\(markup only\)$"):
+        config = config_from_dict({"transformations": {"only": []}}, name="c.yaml")
+    assert not config.enabled("ConvolutionTransformation")
+
+
+def test_an_invalid_config_is_an_error_without_a_warning():
+    """One line for a bad config: the warning of an empty `only` waits until the rest is valid."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ConfigError, match="update_precisions: expected true or false"):
+            config_from_dict({"transformations": {"only": []}, "update_precisions": "tru`e"}, name="c.yaml")
+
+
+@pytest.mark.parametrize("text", ["", "\n\n", "# only a comment\n", "---\n"])
+def test_an_empty_config_file_is_an_error(tmp_path, text):
+    """An empty file is more often the wrong file than a wish for the library defaults."""
+    path = tmp_path / "c.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as err:
+        load_config(str(path))
+    assert str(err.value) == (f"{path}: the config is empty (for LPT's library defaults: --config default, "
+                              "or `{}` in the file)")
+    path.write_text("{}\n")  # said explicitly: the defaults
+    assert load_config(str(path)).precision_restrictions == ()
 
 
 def test_load_config_from_file(tmp_path):

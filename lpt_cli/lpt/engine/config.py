@@ -9,6 +9,7 @@ running LPT with defaults; every error names the file and the key path.
 """
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +18,8 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from ... import isa as cpu_isa
-from ...errors import LptError, clip
+from ...errors import LptError, LptWarning, clip
+from ...ir.arity import describe, max_inputs
 from ...ir.eltypes import LOW_PRECISION, ElementType, UnknownElementType, element_type, f16, f32, i8, u8
 from ...ir.op_facts import Fact, ops_with
 from ...ir.reader import regular_file_problem
@@ -40,9 +42,14 @@ _TOP_KEYS = frozenset({
 # would otherwise match nothing and silently change the result.
 KNOWN_OPS = ops_with(Fact.RESTRICTABLE)
 
-# Params with a meaning in lpt itself (others pass through to tests as written), and why:
+# `params`, checked like every other key: a misspelt one (`skipBiasAdd`) would otherwise be
+# ignored and LPT run without it. Booleans lpt implements (default false), and why:
 #   skip_bias_add      AddTransformation leaves Adds marked as a bias alone (CPU plugin callback)
+#   reshape_ignore_per_tensor_quantization_check  LayerTransformation::Params of the same name
 BOOL_PARAMS = frozenset({"skip_bias_add", "reshape_ignore_per_tensor_quantization_check"})
+# OpenVINO params lpt does not implement, accepted only at the value that is lpt's behaviour
+# (FORMAT.md names the first as an example), with what any other value would have asked for.
+FIXED_PARAMS = {"support_3d_tensor_on_activations": (True, "lpt always transforms MatMuls with 3D activations")}
 
 # Bounds that keep a hostile or broken file from costing minutes and gigabytes: a real config
 # is a few kB and a few levels deep.
@@ -128,13 +135,8 @@ def config_from_dict(d: Any, *, name: str = "config") -> Config:
     restrictions = _restrictions(d.get("restrictions"), name)
     only, disable, enable = _transformations(d.get("transformations"), name)
     params = d.get("params") or {}
-    _check_mapping(params, name, "params")
-    for key in params:
-        if not isinstance(key, str):
-            raise ConfigError(f"{name}: params.{clip(key)}: parameter names must be strings")
-        if key in BOOL_PARAMS and not isinstance(params[key], bool):
-            raise ConfigError(f"{name}: params.{key}: expected true or false, got {clip(repr(params[key]))}")
-    return Config(
+    _check_params(params, name)
+    config = Config(
         name=name,
         update_precisions=_bool(d, "update_precisions", True, name),
         deq_precision=_type(d.get("deq_precision", "f32"), name, "deq_precision", DEQ_PRECISIONS),
@@ -150,6 +152,10 @@ def config_from_dict(d: Any, *, name: str = "config") -> Config:
         common_optimizations=_bool(d, "common_optimizations", False, name),
         isa=_isa(d.get("isa"), name),
     )
+    if only == ():  # said once the whole config is valid: a warning never precedes an error
+        warnings.warn(f"{name}: transformations.only is empty: LPT runs no transformation (markup only)",
+                      LptWarning, stacklevel=2)
+    return config
 
 
 def load_config(spec: str) -> Config:
@@ -175,7 +181,11 @@ def load_config(spec: str) -> Config:
         raise ConfigError(f"{clip(spec)}: not UTF-8 text (byte {err.start})") from None
     if len(raw) > MAX_CONFIG_BYTES:
         raise ConfigError(f"{clip(spec)}: larger than {MAX_CONFIG_BYTES >> 20} MiB; a config is a few kB")
-    return config_from_dict(parse_yaml(text, clip(spec)), name=str(spec))
+    document = parse_yaml(text, clip(spec))
+    if document is None:  # an empty file is a wrong file more often than a wish for the defaults
+        raise ConfigError(f"{clip(spec)}: the config is empty (for LPT's library defaults: --config default, "
+                          "or `{}` in the file)")
+    return config_from_dict(document, name=str(spec))
 
 
 def _line(event: yaml.Event) -> int:
@@ -277,13 +287,46 @@ _SUMMARIES = {
 }
 
 
-def _did_you_mean(word: str, known: frozenset[str]) -> str:
-    """`; did you mean 'X'?` for the closest known name (case-insensitive), else ``."""
+def _closest(word: str, known: frozenset[str]) -> str | None:
+    """The known name closest to `word` (case and underscores aside), if any is close."""
     import difflib  # only a bad config needs it
 
-    by_lower = {k.lower(): k for k in known}
-    close = difflib.get_close_matches(word.lower(), list(by_lower), n=1, cutoff=0.6)
-    return f"; did you mean {by_lower[close[0]]!r}?" if close else ""
+    by_plain = {k.lower().replace("_", ""): k for k in known}
+    close = difflib.get_close_matches(word.lower().replace("_", ""), list(by_plain), n=1, cutoff=0.6)
+    return by_plain[close[0]] if close else None
+
+
+def _did_you_mean(word: str, known: frozenset[str]) -> str:
+    """`; did you mean 'X'?` for the closest known name, else ``."""
+    close = _closest(word, known)
+    return f"; did you mean {close!r}?" if close else ""
+
+
+def _check_params(params: Any, name: str) -> None:
+    """Every key of `params` is one lpt knows, with a value it implements."""
+    _check_mapping(params, name, "params")
+    known = BOOL_PARAMS | FIXED_PARAMS.keys()
+    for key, value in params.items():
+        if not isinstance(key, str):
+            raise ConfigError(f"{name}: params.{clip(key)}: parameter names must be strings")
+        where = f"{name}: params.{clip(key)}"
+        if key in BOOL_PARAMS:
+            if not isinstance(value, bool):
+                raise ConfigError(f"{where}: expected true or false, got {clip(repr(value))}")
+        elif key in FIXED_PARAMS:
+            accepted, why = FIXED_PARAMS[key]
+            if value is not accepted:
+                got = str(value).lower() if isinstance(value, bool) else clip(repr(value))
+                raise ConfigError(f"{where}: only {str(accepted).lower()} is implemented ({why}), got {got}")
+        elif key in _TOP_KEYS:
+            raise ConfigError(f"{where}: a top-level key, not a parameter: write it outside params")
+        else:
+            close = _closest(key, known)
+            top = _closest(key, _TOP_KEYS) if close is None else None
+            hint = (f"; did you mean {close!r}?" if close else
+                    f"; did you mean the top-level key {top!r} (outside params)?" if top else
+                    f" (lpt knows {', '.join(sorted(known))})")
+            raise ConfigError(f"{where}: unknown parameter{hint}")
 
 
 def _check_mapping(value: Any, name: str, key: str) -> None:
@@ -351,9 +394,14 @@ def _op_entries(value: Any, name: str, key: str, keys: tuple[str, ...] = ("op", 
     return value
 
 
-def _port(value: Any, name: str, key: str) -> int:
+def _port(value: Any, name: str, key: str, op: str) -> int:
+    """An input port of `op`: a restriction on a port the op does not have would match nothing."""
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise ConfigError(f"{name}: {key}: expected a port number (integer >= 0), got {clip(repr(value))}")
+    limit = max_inputs(op)
+    if limit is not None and value >= limit:
+        raise ConfigError(f"{name}: {key}: {op} has no input port {value} "
+                          f"(it takes {describe(limit, limit, 'input')}, ports 0 to {limit - 1})")
     return value
 
 
@@ -371,7 +419,8 @@ def _restrictions(value: Any, name: str) -> tuple[tuple[PrecisionRestriction, ..
         ports = entry.get("ports")
         if not isinstance(ports, Mapping):
             raise ConfigError(f"{name}: {where}: expected a mapping of port -> list of types")
-        parsed = {_port(p, name, f"{where}.{clip(p)}"): _types(t, name, f"{where}.{p}") for p, t in ports.items()}
+        parsed = {_port(p, name, f"{where}.{clip(p)}", entry["op"]): _types(t, name, f"{where}.{p}")
+                  for p, t in ports.items()}
         rank = entry.get("rank")
         if rank is not None and (isinstance(rank, bool) or not isinstance(rank, int) or rank < 0):
             raise ConfigError(f"{name}: restrictions.precisions[{i}].rank: expected the rank of input 0 "
@@ -383,7 +432,8 @@ def _restrictions(value: Any, name: str) -> tuple[tuple[PrecisionRestriction, ..
         ports = entry.get("ports") or []
         if not isinstance(ports, list):
             raise ConfigError(f"{name}: {where}: expected a list of ports")
-        per_tensor.append(PerTensorRestriction(entry["op"], tuple(_port(p, name, f"{where}[{j}]") for j, p in enumerate(ports))))
+        per_tensor.append(PerTensorRestriction(entry["op"], tuple(_port(p, name, f"{where}[{j}]", entry["op"])
+                                                                  for j, p in enumerate(ports))))
     return tuple(precisions), tuple(per_tensor)
 
 
@@ -404,12 +454,15 @@ def _transformations(value: Any, name: str) -> tuple[tuple[str, ...] | None, tup
     extra = sorted(set(map(str, value)) - {"only", "disable", "enable"})
     if extra:
         raise ConfigError(f"{name}: transformations.{clip(extra[0])}: unknown key (expected only, disable, enable)")
-    only = value.get("only")
-    only_names = None if only is None else _names(only, name, "transformations.only")
-    disable = value.get("disable")
+    only, disable = value.get("only"), value.get("disable")
+    if only is not None and disable is not None:
+        raise ConfigError(f"{name}: transformations: give only or disable, not both (only runs just the "
+                          "transformations it lists, so disable would be ignored)")
     enable = () if value.get("enable") is None else _names(value["enable"], name, "transformations.enable")
     for i, item in enumerate(enable):
         if item not in registry.ON_DEMAND:
             raise ConfigError(f"{name}: transformations.enable[{i}]: {item} runs in the standard pipeline; "
                               f"`enable` takes the passes that run only on demand ({', '.join(registry.ON_DEMAND)})")
-    return only_names, () if disable is None else _names(disable, name, "transformations.disable"), enable
+    if only is None:
+        return None, () if disable is None else _names(disable, name, "transformations.disable"), enable
+    return _names(only, name, "transformations.only"), (), enable
