@@ -31,7 +31,7 @@ def compile_model(xml_path: str | Path, device: str = "CPU", *, precision_hint: 
         model = core().read_model(str(xml_path))
         return core().compile_model(model, device, config)
     except RuntimeError as err:
-        raise LptError(f"{xml_path}: OpenVINO cannot compile it for {device}: {_first_line(err)}") from None
+        raise LptError(f"{xml_path}: OpenVINO cannot compile it for {device}: {first_error_line(err)}") from None
 
 
 def inference_precision(compiled: ov.CompiledModel) -> str:
@@ -42,7 +42,8 @@ def inference_precision(compiled: ov.CompiledModel) -> str:
         return "unknown"
 
 
-def _first_line(err: Exception) -> str:
+def first_error_line(err: Exception) -> str:
+    """The line of an OpenVINO error that says what failed (not its `Exception from FILE:LINE` frames)."""
     lines = [line.strip() for line in str(err).splitlines() if line.strip()]
     meaningful = [line for line in lines if not line.startswith(("Exception from", "Check '"))]
     return (meaningful or lines or [type(err).__name__])[0]

@@ -70,6 +70,7 @@ def _child(xml_path: str, folder: str, device: str) -> int:
     """The child's side: exit 3 with the reason on stderr when the plugin refuses the model."""
     import openvino as ov
 
+    from .compile import first_error_line
     from .layers import runtime_layers
 
     out = Path(folder)
@@ -79,8 +80,7 @@ def _child(xml_path: str, folder: str, device: str) -> int:
             feed = {name: data[name] for name in data.files}
         results = compiled.create_infer_request().infer(feed)
     except Exception as exc:  # noqa: BLE001 - any refusal is the answer
-        print(f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}",
-              file=sys.stderr)
+        print(f"{type(exc).__name__}: {first_error_line(exc)}", file=sys.stderr)
         return 3
     outputs = {f"out{i}": np.asarray(results[o]) for i, o in enumerate(compiled.outputs)}
     np.savez(out / "outputs.npz", **outputs)  # type: ignore[arg-type]  # as for inputs.npz above
