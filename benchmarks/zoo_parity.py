@@ -22,6 +22,7 @@ does (lpt_cli/isa.py). The checks:
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 import tempfile
@@ -168,30 +169,47 @@ def check_model(name: str, folder: Path, work: Path, cap: str | None = None) -> 
     return row
 
 
+def build_and_check(name: str, build: Callable[[], object], folder: Path, work: Path, cap: str | None = None) -> Row:
+    """Runs `build()` (which writes NAME into `folder` unless it is there) and checks NAME under the ISA
+    `cap`; a failed build is the row's failure."""
+    try:
+        build()
+    except Exception as exc:  # noqa: BLE001 - a model that cannot be built is a failed row
+        row = Row(name)
+        row.fail_rest(f"build failed: {type(exc).__name__}: {str(exc)[:200]}")
+        return row
+    return check_model(name, folder, work, cap)
+
+
 def run(folder: Path, names: list[str], cap: str | None = None) -> list[Row]:
     rows = []
     with tempfile.TemporaryDirectory(prefix="lpt-zoo-") as tmp:
         for entry in zoo.ZOO + (zoo.PROBES if names else ()):
             if names and entry.name not in names:
                 continue
-            try:
-                zoo.build(entry, folder)
-            except Exception as exc:  # noqa: BLE001 - a model that cannot be built is a failed row
-                rows.append(Row(entry.name))
-                rows[-1].fail_rest(f"build failed: {type(exc).__name__}: {str(exc)[:200]}")
-            else:
-                rows.append(check_model(entry.name, folder, Path(tmp), cap))
+            rows.append(build_and_check(entry.name, functools.partial(zoo.build, entry, folder), folder, Path(tmp),
+                                        cap))
             print(format_row(rows[-1]), flush=True)
     return rows
 
 
-def format_row(row: Row) -> str:
+def format_row(row: Row, width: int = 20) -> str:
     cells = []
     for check in CHECKS:
         mark = "ok" if row.results.get(check) else "FAIL"
         detail = row.details.get(check)
         cells.append(f"{check} {mark}" + (f" ({detail})" if detail and check in ("size", "outputs") else ""))
-    return f"{row.model:20} | " + " | ".join(cells) + f" | transform {row.transform_seconds:.2f} s"
+    return f"{row.model:{width}} | " + " | ".join(cells) + f" | transform {row.transform_seconds:.2f} s"
+
+
+def print_summary(rows: list[Row]) -> None:
+    """How many rows pass every check, then each failed check with its detail."""
+    passed = sum(all(r.results.get(c) for c in CHECKS) for r in rows)
+    print(f"{passed}/{len(rows)} models pass all {len(CHECKS)} checks")
+    for row in rows:
+        for check, detail in row.details.items():
+            if not row.results.get(check):
+                print(f"  {row.model}::{check}: {detail}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -204,12 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="also write the rows (with failure details) as JSON")
     args = parser.parse_args(argv)
     rows = run(args.zoo, args.only, args.isa_cap)
-    passed = sum(all(r.results.get(c) for c in CHECKS) for r in rows)
-    print(f"{passed}/{len(rows)} models pass all {len(CHECKS)} checks")
-    for row in rows:
-        for check, detail in row.details.items():
-            if not row.results.get(check):
-                print(f"  {row.model}::{check}: {detail}")
+    print_summary(rows)
     if args.json:
         args.json.write_text(json.dumps([row.__dict__ for row in rows], indent=1))
     return 0

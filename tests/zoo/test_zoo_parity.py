@@ -12,48 +12,18 @@ their reason (strict xfails, so a fixed check fails the run until the list is re
 """
 from __future__ import annotations
 
-import importlib.util
-import sys
 import tempfile
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
+from known_failures import entries, load_benchmark, missing_extra, params
 
 from lpt_cli.isa import CPU_PROFILE, isa_levels, read_cpuinfo
 
-ROOT = Path(__file__).resolve().parents[2]
 KNOWN_FAILING = Path(__file__).with_name("known_failing.txt")
-_NEEDS = ("torch", "torchvision", "timm", "transformers", "onnx", "onnxruntime", "nncf")
 
-
-def _parity() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("zoo_parity", ROOT / "benchmarks" / "zoo_parity.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-def known_failing(profile: str) -> dict[str, str]:
-    """`model::check` -> reason, for the checks known to fail on CPU profile `profile`."""
-    found = {}
-    for line in KNOWN_FAILING.read_text().splitlines():
-        entry, _, reason = line.partition("#")
-        fields = entry.split()
-        if len(fields) == 2 and fields[0] == profile:
-            found[fields[1]] = reason.strip()
-    return found
-
-
-def _missing_extra() -> str | None:
-    missing = [name for name in _NEEDS if importlib.util.find_spec(name) is None]
-    return f"the zoo extra is not installed ({', '.join(missing)}): pip install -e '.[dev,zoo]'" if missing else None
-
-
-parity = _parity() if _missing_extra() is None else None
+parity = load_benchmark("zoo_parity") if missing_extra() is None else None
 MODELS = [entry.name for entry in parity.zoo.ZOO] if parity else []
 CHECKS = list(parity.CHECKS) if parity else []
 LEVELS = isa_levels(read_cpuinfo())
@@ -76,22 +46,10 @@ def _row(rows: dict[tuple[str | None, str], Any], cap: str | None, model: str) -
     return rows[(cap, model)]
 
 
-def _params() -> list[Any]:
-    params = []
-    for profile, cap in LEVELS:
-        known = known_failing(profile)
-        for model in MODELS:
-            for check in CHECKS:
-                key = f"{model}::{check}"
-                marks = [pytest.mark.xfail(strict=True, reason=known[key])] if key in known else []
-                params.append(pytest.param(cap, model, check, id=f"{profile}:{key}", marks=marks))
-    return params
-
-
 @pytest.mark.slow
 @pytest.mark.zoo
-@pytest.mark.skipif(parity is None, reason=_missing_extra() or "")
-@pytest.mark.parametrize("cap, model, check", _params())
+@pytest.mark.skipif(parity is None, reason=missing_extra() or "")
+@pytest.mark.parametrize("cap, model, check", params(KNOWN_FAILING, LEVELS, MODELS, CHECKS))
 def test_parity(rows: dict[tuple[str | None, str], Any], cap: str | None, model: str, check: str) -> None:
     row = _row(rows, cap, model)
     assert row.results[check], row.details.get(check, "")
@@ -100,14 +58,10 @@ def test_parity(rows: dict[tuple[str | None, str], Any], cap: str | None, model:
 def test_known_failing_list_names_real_checks_with_reasons() -> None:
     """Every entry of known_failing.txt is a CPU profile, a zoo model and a check that exist, and says why."""
     if parity is None:
-        pytest.skip(_missing_extra() or "")
-    for line in KNOWN_FAILING.read_text().splitlines():
-        entry, _, reason = line.partition("#")
-        if not entry.strip():
-            continue
-        profile, key = entry.split()
+        pytest.skip(missing_extra() or "")
+    for profile, key, reason in entries(KNOWN_FAILING):
         model, _, check = key.partition("::")
-        assert profile in CPU_PROFILE and model in MODELS and check in CHECKS and reason.strip(), line
+        assert profile in CPU_PROFILE and model in MODELS and check in CHECKS and reason, key
 
 
 SPR = ("flags : sse4_1 avx avx2 avx_vnni avx512f avx512bw avx512vl avx512dq avx512_vnni avx512_bf16 avx512_fp16 "
