@@ -46,6 +46,7 @@ _BY_VERSION: dict[tuple[str, str], Arity] = {
     ("Interpolate", "opset1"): (2, 2, 1, 1),
     ("Interpolate", "opset4"): (3, 4, 1, 1),
     ("MVN", "opset1"): (1, 1, 1, 1),
+    ("MVN", "opset2"): (1, 1, 1, 1),  # MVN-0, introduced in opset2 and written so
     ("Squeeze", "opset15"): (1, 2, 1, 1),
 }
 
