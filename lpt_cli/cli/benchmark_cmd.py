@@ -170,9 +170,6 @@ def _table(results: dict[str, BenchResult], facts: dict[str, tuple[str, str]], w
         cells[label] = row
     wide = max(map(len, cells)) + sum(max(len(c), *(len(row[i]) for row in cells.values()))
                                       for i, c in enumerate(columns)) + 3 * (len(columns) + 1) + 1
-    if wide > width:  # turned: a cell says it in two lines
-        cells = {label: [c.replace(_NO_DIFFERENCE, "no measured\ndifference") for c in row]
-                 for label, row in cells.items()}
     if wide <= width:
         table = Table(title="benchmark")
         table.add_column("model", no_wrap=True)
@@ -185,8 +182,9 @@ def _table(results: dict[str, BenchResult], facts: dict[str, tuple[str, str]], w
         table.add_column("", no_wrap=True)
         for label in cells:
             table.add_column(_SHORT[label], justify="right", no_wrap=True)
-        for i, column in enumerate(columns):
-            table.add_row(column, *(row[i] for row in cells.values()))
+        for i, column in enumerate(columns):  # a narrow column says "no measured difference" in two lines
+            table.add_row(column, *(row[i].replace(_NO_DIFFERENCE, "no measured\ndifference")
+                                    for row in cells.values()))
     buffer = io.StringIO()
     console = Console(file=buffer, width=width, color_system=None)
     console.print(table)

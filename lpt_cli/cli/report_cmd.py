@@ -20,18 +20,19 @@ if TYPE_CHECKING:
 
 EPILOG = """\b
 Examples:
-  lpt report model.xml                          # the table, one line per layer
-  lpt report model.xml --status original-precision   # only the layers left in float
-  lpt report model.xml --format json --runtime CPU   # one JSON document, runtime included
-  lpt report exports/ --fail-under 90 --format junit > lpt.xml   # a test case per model
-  lpt report model.xml --summary-only --format csv   # the summary as one CSV row
+  lpt report model.xml                     # a line per layer, a reason each
+  lpt report model.xml --status original-precision   # left in float
+  lpt report model.xml --format json --runtime CPU   # one JSON document
+  lpt report exports/ --fail-under 90 --format junit > lpt.xml
+  lpt report model.xml --summary-only --format csv   # the summary as CSV
 
 \b
 Exit codes:
   0  report printed (low-precision share at or above --fail-under, if given)
-  2  bad input: unreadable model or config, unknown --layer, device not available
-  3  the low-precision share (MAC-weighted, weightable layers) is below --fail-under
-     (several models: the share of any one of them)
+  2  bad input: unreadable model or config, unknown --layer, device not
+     available
+  3  the low-precision share (MAC-weighted, weightable layers) is below
+     --fail-under (several models: the share of any one of them)
 """
 
 

@@ -15,26 +15,29 @@ if TYPE_CHECKING:
 
 EPILOG = """\b
 Examples:
-  lpt verify model.xml                          # cpu profile, random inputs
-  lpt verify model.xml --config gpu --shape input_ids=1,128 --shape attention_mask=1,128
-  lpt verify model.xml --inputs sample.npz      # your inputs, one array per model input
+  lpt verify model.xml                     # cpu profile, random inputs
+  lpt verify model.xml --config gpu --shape input_ids=1,128
+  lpt verify model.xml --inputs sample.npz # one array per model input
 
 \b
-Verdict per output (errors as a share of the output's range, max|output|):
-  same as the original               within --atol/--rtol of the original
-  same as the plugin's own rounding  lpt's output is no further from the exact
-                                     FakeQuantize math (each FakeQuantize as float
-                                     ops, so the plugin runs no LPT on it) than 2x
-                                     the plugin's own LPT is: rounding, not a change
-  lpt changed the model              further than that
+Verdict per output (errors: max|difference| / max|output|, the range):
+  same as the original     within --atol/--rtol of the original
+  same as the plugin's own rounding
+                           no further from the exact FakeQuantize math
+                           (each FakeQuantize as float ops: the plugin
+                           runs no LPT on it) than 2x the plugin's own
+                           LPT: rounding, not a change
+  lpt changed the model    further than that
 
 \b
 Exit codes:
   0  every output is the same as the original or the plugin's own rounding
   1  internal error (a bug in lpt)
-  2  bad input: unreadable model, config or --inputs file; the model does not compile
-  3  lpt changed the model: an output is further from the exact FakeQuantize math
-     than the plugin's own rounding (the same code as `lpt report --fail-under`)
+  2  bad input: unreadable model, config or --inputs file; the model does
+     not compile
+  3  lpt changed the model: an output is further from the exact
+     FakeQuantize math than the plugin's own rounding (the same code as
+     `lpt report --fail-under`)
 """
 
 

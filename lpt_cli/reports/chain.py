@@ -32,10 +32,14 @@ def chain_lines(graph: Graph, name: str) -> list[str]:
     outs = ", ".join(f"{o.element_type.name}[{'?' if o.shape is None else ','.join(map(str, o.shape))}]"
                      for o in node.outputs)
     lines.append(f"  >> {node.type} '{node.name}' -> {outs}")
-    lines.extend(f"  out {out.index} -> " + " -> ".join(describe(n.outputs[0]) if n.outputs else f"{n.type} '{n.name}'"
-                                                         for n in _downstream(use.node))
+    lines.extend(f"  out {out.index} -> " + " -> ".join(_step(n) for n in _downstream(use.node))
                  for out in node.outputs for use in out.uses)
     return lines
+
+
+def _step(node: Node) -> str:
+    """One op of a chain downstream: its output, or the op itself for a Result."""
+    return describe(node.outputs[0]) if node.outputs else f"{node.type} '{node.name}'"
 
 
 def _value_dict(value: Output) -> dict[str, Any]:

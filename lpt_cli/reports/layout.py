@@ -2,8 +2,9 @@
 HTML page's whole graph: no layout engine to install, and fast enough for 2,000 layers.
 
 `layering` puts each node on a row (longest path from the sources; a source, and a chain that
-computes on constants only (weights: Convert -> Multiply), sits right above its first user); `order_rows` orders each row by the barycenter of the neighbours in the row
-before, sweeping down then up. Long edges get one dummy per row they cross (graph_view), so
+computes on constants only (weights: Convert -> Multiply), sits right above its first user);
+`order_rows` orders each row by the barycenter of the neighbours in the row before, sweeping
+down then up. Long edges get one dummy per row they cross (graph_view), so
 they are ordered like nodes and routed between the boxes instead of through them.
 """
 from __future__ import annotations

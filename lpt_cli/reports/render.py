@@ -142,8 +142,9 @@ def render_table(report: Report, width: int | None = None, notes: Sequence[str] 
     """A rich table `width` columns wide (default: the terminal's), one line per layer. The
     reason has priority over the name: the name gets at most 2/5 of what the short columns
     leave (at least _MIN_LAYER, less only for a whole reason code), cut from the left so its
-    distinguishing end shows, the reason the rest, cut between words. Below 120 columns there are no vertical rules and inputs and output share a
-    column; below 100 the precisions are left out (`--layer NAME` and CSV have them)."""
+    distinguishing end shows, the reason the rest, cut between words. Below 120 columns there
+    are no vertical rules and inputs and output share a column; below 100 the precisions are
+    left out (`--layer NAME` and CSV have them)."""
     width = width or terminal_width()
     narrow, tight = width < 120, width < 100
     headers: tuple[str, ...]
@@ -217,8 +218,8 @@ def render_layer(analysis: Analysis, name: str, fmt: str, runtime: RuntimeView |
         return render_csv(Report(report.model, (row,) if row else (), report.summary), view)
     if fmt == "json":
         doc: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "model": report.model, "name": name,
-                               "layer": row.to_dict() if row else None,
-                               "before": chain_dict(analysis.before, name), "after": chain_dict(analysis.after, after_name)}
+                               "layer": row.to_dict() if row else None, "before": chain_dict(analysis.before, name),
+                               "after": chain_dict(analysis.after, after_name)}
         if view is not None:
             doc["runtime"] = comparison_dict(view)
         return json.dumps(doc, indent=2) + "\n"

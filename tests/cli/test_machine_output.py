@@ -48,6 +48,11 @@ def test_runtime_is_inside_the_one_document_of_every_format(tiny_models, tmp_pat
     assert markdown.startswith("# LPT report:") and "## Static prediction vs runtime precision on CPU" in markdown
     assert markdown.count("```") == 4 and markdown.rstrip().endswith("```")  # the counters, fenced, last
     assert "\nlayerName" in markdown and "\nperformance counters" not in markdown
+    layer = run("report", model, "--runtime", "CPU", "--layer", "conv")  # that layer's part only
+    counters = [line.split()[0] for line in layer.stdout.splitlines() if " EXECUTED " in line or " NOT_RUN " in line]
+    assert counters and set(counters) == {"conv"}
+    doc = json.loads(run("report", model, "--runtime", "CPU", "--layer", "conv", "--format", "json").stdout)
+    assert [row["name"] for row in doc["runtime"]["layers"]] == ["conv"]
 
 
 def test_layer_honours_the_format():
