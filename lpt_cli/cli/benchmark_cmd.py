@@ -40,7 +40,7 @@ _SHORT = {ORIGINAL: "original\n(FakeQuantize)", TRANSFORMED: "lpt-\ntransformed"
                short_help="Throughput and latency of MODEL, its LPT-transformed version and an FP32 reference.")
 @click.argument("model", type=click.Path(path_type=Path))
 @click.option("--config", "config_spec", default="cpu", show_default=True,
-              help="Built-in profile (default, cpu, cpu-vnni, cpu-amx, gpu) or a YAML config file.")
+              help="Built-in profile (default, cpu, a cpu-* profile, gpu: `lpt config list`) or a YAML config file.")
 @click.option("-d", "--device", default="CPU", show_default=True, help="CPU, GPU or AUTO.")
 @click.option("--fp32", "fp32_model", type=click.Path(path_type=Path),
               help="The FP32 model MODEL was quantized from, measured as the reference.")
@@ -131,7 +131,7 @@ def _device_lines(device: str, precision_hint: str) -> str:
 
     info = device_info(device)
     return (f"device: {device} ({info.full_name}); capabilities: {', '.join(info.capabilities) or '-'}\n"
-            f"ISA: {', '.join(info.isa) or '-'} (INT8 acceleration: {info.int8_isa}); "
+            f"ISA: {', '.join(info.isa) or '-'} (--config cpu: {info.cpu_profile}); "
             f"INFERENCE_PRECISION_HINT: {precision_hint}")
 
 

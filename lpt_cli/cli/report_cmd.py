@@ -40,7 +40,7 @@ Exit codes:
                short_help="Per-layer precision report of MODEL after LPT, with a reason for every float layer.")
 @click.argument("models", nargs=-1, required=True, metavar="MODEL.xml... | FOLDER", type=click.Path(path_type=Path))
 @click.option("--config", "config_spec", default="cpu", show_default=True,
-              help="Built-in profile (default, cpu, cpu-vnni, cpu-amx, gpu) or a YAML config file.")
+              help="Built-in profile (default, cpu, a cpu-* profile, gpu: `lpt config list`) or a YAML config file.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
               help="junit: a test case per model (failed under --fail-under), for CI.")
 @click.option("--fail-under", type=click.FloatRange(0, 100), metavar="PCT",
@@ -180,8 +180,8 @@ def _runtime(analysis: Analysis, model: Path, device: str) -> RuntimeView:
 
 def _observed(profile: Profile) -> dict[str, Observed]:
     from ..reports.compare import Observed
-    from ..runtime.layers import describe
+    from ..runtime.layers import describe, ran_low
 
-    return {name: Observed(describe(layer), layer.computes_low, layer.name, own, layer.layer_type,
+    return {name: Observed(describe(layer), ran_low(layer, name, own), layer.name, own, layer.layer_type,
                            quantizes=layer.float_input and layer.outputs_low, output_low=layer.outputs_low)
             for name, (layer, own) in profile.layers.items()}

@@ -84,8 +84,8 @@ Exit codes:
                short_help="Apply OpenVINO's Low Precision Transformations to the quantized IR MODEL.xml.")
 @click.argument("model", type=click.Path(path_type=Path))
 @click.option("--config", "config_spec", default="cpu", show_default=True, metavar="PATH|NAME",
-              help="Restrictions file (YAML) or a built-in profile: default, cpu, cpu-vnni, cpu-amx, gpu "
-                   "(see `lpt config list`).")
+              help="Restrictions file (YAML) or a built-in profile: default, cpu (this machine's CPU profile), "
+                   "a cpu-* profile, gpu (see `lpt config list`).")
 @click.option("-o", "--output", type=click.Path(path_type=Path), default=None,
               help="Output IR .xml (the .bin goes beside it). Default: ./<model stem>_lpt.xml")
 @click.option("--dialect", type=click.Choice(DIALECTS), default="runtime", show_default=True,
@@ -161,12 +161,11 @@ def _check_usage(check: bool, dialect: str, shape_specs: tuple[str, ...], seed: 
 def _print_json(model: Path, dialect: str, config: Config, done: Transformed, seconds: float) -> None:
     import json
 
-    from ..reports.analyze import host_isa
     from ..reports.changes import transform_summary
     from ..reports.classify import build_report
 
     assert done.original is not None  # keep_original=True in JSON mode
-    report = build_report(str(model), done.original, done.graph, done.result, config, host_isa())
+    report = build_report(str(model), done.original, done.graph, done.result, config)
     doc = transform_summary(report, done.original, done.result, output=str(done.output), dialect=dialect,
                             layers_in=sum(done.types_in.values()), layers_written=done.layers_written,
                             seconds=seconds)

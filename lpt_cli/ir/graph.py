@@ -279,6 +279,14 @@ class Node:
         return f"<{self.type} {self.name!r} #{self.id}>"
 
 
+TypeSignature = tuple[tuple[ElementType, ...], tuple[ElementType, ...]]  # (inputs, outputs)
+
+
+def type_signature(node: Node) -> TypeSignature:
+    """The element types `node` reads and makes, port by port."""
+    return (tuple(slot.source.element_type for slot in node.inputs), tuple(out.element_type for out in node.outputs))
+
+
 class Graph:
     """A model: nodes, ordered Parameters and Results, and model-level opaque XML."""
 
@@ -293,6 +301,9 @@ class Graph:
         self._next_id = 0
         self._names: set[str] = set()
         self._upstream: dict[frozenset[str], set[int]] = {}  # has_upstream's positive answers
+        # Per node id, the (input, output) element types the model was read with: what a pass
+        # changed (a FakeQuantize made u8, weights made i8) differs from it, a node it made has none.
+        self.read_types: dict[int, TypeSignature] = {}
 
     @property
     def next_id(self) -> int:

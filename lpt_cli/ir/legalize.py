@@ -19,7 +19,7 @@ import numpy as np
 
 from .constant import ConstantData
 from .eltypes import ElementType, f32
-from .graph import Graph, Node, Output
+from .graph import Graph, Node, Output, type_signature
 from .op_facts import Fact, ops_with
 
 # Ops that take any type and give their own; never relaxed.
@@ -63,6 +63,8 @@ _DATA_SOURCES = frozenset({"Parameter", "ReadValue"})  # what makes a value data
 SWAPPED_ADD = "SwappedAdd"  # annotation key of a dequantization Multiply: see SwappedAdd
 FUSED_MULTIPLY_NAME = "FusedMultiplyName"  # annotation of a MatMul: the Multiply MatMulMultiplyFusion fused into it
 MAT_MUL_ZERO_POINT = "MatMulZeroPoint"  # annotation key of the `z @ B` Subtract after a MatMul: see MatMulZeroPoint
+# Annotation of a Constant that ConstantFolding made of `Convert(f16/bf16 Constant)`: that constant's data.
+DECOMPRESSED_FROM = "DecompressedFrom"
 
 
 # The annotation records are NamedTuples: a frozen dataclass took ~0.7 ms to create (Python 3.11
@@ -127,10 +129,27 @@ def legalize_for_runtime(graph: Graph) -> Graph:
     for node in _in_order(g, lambda n: n.type == "MatMul"):
         if node.alive:
             _scale_onto_weights(g, node)
+    for node in _in_order(g, lambda n: DECOMPRESSED_FROM in n.annotations):
+        _recompress(g, node)
     _name_fused_mat_muls(g)
     _name_dequantization_copies(g)
     _name_kernels_as_layers(g)
     return g
+
+
+def _recompress(g: Graph, constant: Node) -> None:
+    """A constant folded from `Convert(f16 Constant)` that LPT left as it was goes back to that
+    form: the plugin folds the Convert as it does on the original (f16 to f32 is exact), and
+    the .bin keeps the 2-byte values (regnet_y_400mf's unquantized SE convolutions in the f16
+    layout made it 1.28x the input's)."""
+    source: ConstantData = constant.annotations.pop(DECOMPRESSED_FROM)
+    out = constant.outputs[0]
+    compressed = g.add_constant_data(source, name=g.unique_name(f"{constant.name}/compressed"))
+    decompressed = _convert(g, compressed.outputs[0], out.element_type, f"{constant.name}/decompress")
+    names, out.names = out.names, None
+    out.replace_all_uses_with(decompressed)
+    decompressed.names = names
+    g.remove(constant)
 
 
 def _in_order(g: Graph, wanted: Callable[[Node], bool]) -> list[Node]:
@@ -425,6 +444,7 @@ def copy_graph(graph: Graph) -> Graph:
     new = Graph(graph.name)
     new.xml_model_extra = list(graph.xml_model_extra)
     new.xml_blob = graph.xml_blob
+    new.read_types = graph.read_types  # node ids are kept, and the table is only read
     outputs: dict[int, Output] = {}
     for node in graph.topological_order():
         twin = new.add_node(node.type, [outputs[id(s.source)] for s in node.inputs], attrs=node.attrs,
@@ -442,12 +462,25 @@ def copy_graph(graph: Graph) -> Graph:
     return new
 
 
+def _as_read(node: Node) -> bool:
+    """The node reads and makes the types the model was read with: LPT made nothing low precision
+    here, so stock OpenVINO takes it as the user's model had it (a Range on i64 and i32, OneHot's
+    indices, an LSTM's sequence lengths)."""
+    read = node.graph.read_types.get(node.id)
+    return read is not None and read == type_signature(node)
+
+
 def _data_inputs(node: Node) -> list[int]:
-    """Inputs that carry the op's numbers: not shapes/axes/indices, and never a boolean, which is
-    a condition or a mask (SDPA's boolean `attn_mask` selects; as 1.0/0.0 it would be added)."""
+    """Inputs that carry the op's numbers: not shapes/axes/indices, never a boolean, which is a
+    condition or a mask (SDPA's boolean `attn_mask` selects; as 1.0/0.0 it would be added), and
+    never an integer input of a node read from the model that reads what it read then (an index,
+    a length, an offset: only a value LPT made low precision is the op's data in another form)."""
     aux = _AUX_INPUTS.get(node.type, frozenset())
+    read = node.graph.read_types.get(node.id)
     return [i for i in range(len(node.inputs))
-            if i not in aux and node.inputs[i].source.element_type.kind != "bool"]
+            if i not in aux and node.inputs[i].source.element_type.kind != "bool"
+            and not (read is not None and i < len(read[0]) and node.inputs[i].source.element_type.is_integral
+                     and read[0][i] == node.inputs[i].source.element_type)]
 
 
 def _main_outputs(node: Node) -> list[Output]:
@@ -458,7 +491,7 @@ def _main_outputs(node: Node) -> list[Output]:
 
 
 def _needs_float(node: Node) -> bool:
-    if node.type in _UNTOUCHED:
+    if node.type in _UNTOUCHED or _as_read(node):
         return False
     types = {node.inputs[i].source.element_type for i in _data_inputs(node)}
     types |= {o.element_type for o in _main_outputs(node)}

@@ -23,7 +23,7 @@ from .arity import describe, expected_arity
 from .consistency import shape_problem
 from .constant import Blob, ConstantData
 from .eltypes import ElementType, UnknownElementType, element_type
-from .graph import Graph, GraphError, Node, Shape, collector_paused
+from .graph import Graph, GraphError, Node, Shape, collector_paused, type_signature
 
 SUPPORTED_VERSIONS = ("10", "11")
 FROM_IR_TYPE = {"Const": "Constant", "ReLU": "Relu", "PReLU": "PRelu", "SoftMax": "Softmax"}
@@ -136,6 +136,7 @@ def _read(ctx: _Context) -> Graph:
     except GraphError as exc:
         raise ctx.fail(str(exc)) from None
     _mark_dynamic_ranks(order)
+    graph.read_types = {node.id: type_signature(node) for node in order}
     if root.get("version") == "10":
         _name_v10_tensors(graph)
     graph.xml_model_extra = [child for child in root if child.tag not in ("layers", "edges")]

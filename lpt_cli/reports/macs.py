@@ -20,6 +20,14 @@ def _prod(dims: Shape) -> int:
 LayerShapes = tuple[Shape, Shape, Shape]  # data input, weights input, output
 
 
+def low_precision_share(macs_low: int, macs: int, low: int, weightable: int) -> float:
+    """The MAC-weighted share in percent (by count when no MACs are known), floored to hundredths
+    in integer arithmetic: 100.00 only when every weightable layer is low precision (15 of 16
+    layers is 99.99 at most, never a rounded 100.00 that passes `--fail-under 100`)."""
+    part, whole = (macs_low, macs) if macs else (low, weightable)
+    return (10000 * part // whole) / 100 if whole else 0.0
+
+
 def layer_macs(node: Node, static: LayerShapes | None = None) -> int | None:
     """MACs of one inference of a weightable layer (with `static` shapes when given); None for
     other ops or unknown ranks."""

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..text import cut, markdown_cell, shorten, terminal_width
+from .macs import low_precision_share
 from .model import SCHEMA_VERSION, Report
 from .render import share_line, summary_lines
 
@@ -66,8 +67,8 @@ class ManyReport:
         low = sum(s.weightable_low_precision for s in sums)
         macs = sum(s.macs_total for s in sums)
         macs_low = sum(s.macs_low_precision for s in sums)
-        share = 100.0 * macs_low / macs if macs else (100.0 * low / weightable if weightable else 0.0)
-        return Total(len(sums), sum(s.layers for s in sums), weightable, low, macs, macs_low, round(share, 2),
+        share = low_precision_share(macs_low, macs, low, weightable)
+        return Total(len(sums), sum(s.layers for s in sums), weightable, low, macs, macs_low, share,
                      sum(s.fake_quantize_left for s in sums), len(self.below))
 
     def to_dict(self) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from ..ir.eltypes import REPORTED_LOW_PRECISION
 _LOW = frozenset(t.name for t in REPORTED_LOW_PRECISION)
 _FLOAT = frozenset({"f32", "f16", "bf16", "f64"})
 _NOT_KERNELS = frozenset({"Reorder", "Const", "Input", "Output"})
+DEQUANTIZATION_SUFFIX = "/DequantizationMultiply"  # LPT's name for the dequantization it moved after a layer
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,16 @@ def by_original_name(layers: list[RuntimeLayer]) -> dict[str, tuple[RuntimeLayer
             if name not in found or (i == 0 and not found[name][1]):
                 found[name] = (layer, i == 0)
     return found
+
+
+def ran_low(layer: RuntimeLayer, name: str, own: bool) -> bool:
+    """Whether IR layer `name`, listed in `layer`'s originalLayersNames, computed on integers there.
+    A layer fused into a snippets Subgraph does not take the Subgraph's precision, which is its
+    narrowest input's (lpt_cli/isa.py, rule subgraph_precision): it did when LPT's dequantization
+    of it is fused there too."""
+    if layer.layer_type == "Subgraph" and not own:
+        return f"{name}{DEQUANTIZATION_SUFFIX}" in layer.original_names
+    return layer.computes_low
 
 
 def perf_counters(request: ov.InferRequest) -> list[PerfRow]:

@@ -15,6 +15,7 @@ import select
 import subprocess
 import sys
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,8 +39,9 @@ class PluginRun:
 
 
 def plugin_run(xml_path: str | Path, inputs: dict[str, np.ndarray], *, device: str = "CPU",
-               timeout: float = 600.0) -> PluginRun:
-    """Compiles and infers `xml_path` in a child process; `inputs` by input name."""
+               timeout: float = 600.0, env: Mapping[str, str] | None = None) -> PluginRun:
+    """Compiles and infers `xml_path` in a child process; `inputs` by input name; `env` adds to the
+    child's environment (ONEDNN_MAX_CPU_ISA caps the plugin's ISA)."""
     with tempfile.TemporaryDirectory(prefix="lpt-oracle-") as tmp:
         folder = Path(tmp)
         # (numpy's stub types **kwds as if a key could be its `allow_pickle` flag)
@@ -47,7 +49,7 @@ def plugin_run(xml_path: str | Path, inputs: dict[str, np.ndarray], *, device: s
         cmd = [sys.executable, "-m", "lpt_cli.runtime.oracle", str(xml_path), str(folder), device]
         try:
             done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False,
-                                  env=_child_env())
+                                  env=_child_env(**(env or {})))
         except subprocess.TimeoutExpired:
             return PluginRun(error=f"no answer within {timeout:.0f} s", crashed=True)
         if done.returncode == 3:

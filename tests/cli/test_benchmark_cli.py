@@ -34,7 +34,7 @@ def test_three_models_measured(folder):
             for line in out.splitlines() if line.startswith("│")}
     assert rows["original (FakeQuantize)"] == ["f32", "1"]  # the conv runs an INT8 kernel
     assert rows["fp32 reference"] == ["f32", "0"]
-    assert "ISA: " in out and "INT8 acceleration:" in out
+    assert "ISA: " in out and "(--config cpu: cpu-" in out
     original_row = next(line for line in out.splitlines() if "original (FakeQuantize)" in line)
     assert "1.00x" in original_row
 

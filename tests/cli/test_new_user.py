@@ -226,18 +226,20 @@ def test_config_list_says_what_each_profile_allows() -> None:
     lines = run("config", "list").stdout.splitlines()
     described = dict(line.split(maxsplit=1) for line in lines)
     assert "u8-only activations on Convolution" in described["cpu-vnni"]
+    assert "avx512_core_vnni" in described["cpu-vnni"] and "i8 attention in snippets" in described["cpu-vnni"]
     assert "u8 or i8 activations on Convolution" in described["cpu-amx"]
     assert "here cpu-" in described["cpu"]
 
 
 def test_cpu_resolution_says_why_without_claiming_vnni() -> None:
-    from lpt_cli.lpt.engine.config import cpu_variant
+    from lpt_cli.isa import resolve_cpu
 
-    variant, why = cpu_variant("flags\t: fpu avx2\n")
-    assert variant == "cpu-vnni"
-    assert why == "no AMX, AVX2-VNNI-2 or VNNI: u8-only activations on Convolution"
-    variant, why = cpu_variant("flags\t: fpu avx2 amx_tile\n")
-    assert (variant, why) == ("cpu-amx", "amx_tile present: u8 or i8 activations on Convolution")
+    found = resolve_cpu("flags\t: fpu avx avx2\n", environ={})
+    assert found.profile.name == "cpu-avx2"
+    assert found.why == ("oneDNN may use avx2: u8-only activations on Convolution, attention MatMuls as MatMul "
+                         "nodes, AVX2 limits on INT8 Deconvolution")
+    found = resolve_cpu("flags\t: fpu avx avx2 amx_tile\n", environ={}, tile_permission=lambda: True)
+    assert found.profile.name == "cpu-avx2" and "AMX flags without amx_int8, amx_bf16, avx512_fp16" in found.why
 
 
 # --- transform: what it says about what it wrote ---------------------------------------------

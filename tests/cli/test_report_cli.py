@@ -134,3 +134,13 @@ def test_shape_gives_macs_of_a_full_inference(tmp_path):
     assert "MACs are per output position (give --shape x=1,3,224,224 for a full inference)" in text
     bad = run(model, "--shape", "x=1,3,2")
     assert bad.exit_code == 2 and bad.stderr.startswith("lpt: error: --shape: the model cannot take these shapes")
+
+
+@pytest.mark.parametrize("config, isa", [("cpu-amx", "avx512_core_amx"), ("cpu-vnni", "avx512_core_vnni"),
+                                         ("gpu", "none (not a CPU plugin profile: no kernel rules)")])
+def test_the_isa_line_is_the_profiles_not_the_hosts(models, config, isa):
+    result = run(str(models["conv"]), "--config", config)
+    assert result.exit_code == 0, result.output
+    assert f"ISA: {isa}\n" in result.output
+    doc = json.loads(run(str(models["conv"]), "--config", config, "--format", "json").output)
+    assert doc["summary"]["isa"] == isa

@@ -241,3 +241,23 @@ def test_batch_norm_becomes_the_plugin_s_three_eltwise_ops_with_its_constants() 
     assert np.array_equal(multiply.input_node(1).value.reshape(-1), gamma / np.sqrt(var + f32(0.001)))
     assert np.array_equal(shift.input_node(1).value.reshape(-1), -mean)
     assert np.array_equal(add.input_node(1).value.reshape(-1), beta)
+
+
+def test_a_zero_point_reshaped_after_its_convert_is_reshaped_before_it() -> None:
+    """ONNX's per-channel DequantizeLinear read without MOC: `W - Reshape(Convert(zp))`. Like the
+    plugin's MarkDequantization, the Convert moves above the Reshape, which folds into the i8
+    constant, so LPT finds its `Convert(Constant)` zero point (and keeps it compressed)."""
+    g = Graph()
+    weights = convert(g, g.add_constant(np.ones((4, 3, 1, 1), np.int8)).output(), "f32")
+    zero_point = g.add_node("Reshape", [convert(g, g.add_constant(np.arange(4, dtype=np.int8)).output(), "f32"),
+                                        g.add_constant(np.array([4, 1, 1, 1], np.int64)).output()],
+                            outputs=[("f32", (4, 1, 1, 1))], attrs={"special_zero": "false"}).output()
+    shifted = g.add_node("Subtract", [weights, zero_point], outputs=[("f32", (4, 3, 1, 1))]).output()
+    scaled = g.add_node("Multiply", [shifted, g.add_constant(np.full((4, 1, 1, 1), 0.5, np.float32)).output()],
+                        outputs=[("f32", (4, 3, 1, 1))]).output()
+    g.add_node("Result", [scaled])
+    mark_dequantization(g)
+    zp = g.results[0].input_node(0).input_node(0).input_node(1)
+    assert zp.type == "Convert" and zp.annotations.get(DISABLE_CONSTANT_FOLDING)
+    assert zp.input_node(0).type == "Constant" and zp.input_node(0).value.shape == (4, 1, 1, 1)
+    assert zp.input_node(0).value.dtype == np.int8

@@ -6,8 +6,7 @@ import yaml
 
 from lpt_cli.ir.eltypes import f16, i8, u8
 from lpt_cli.lpt import PROFILE_NAMES
-from lpt_cli.lpt.engine.config import (ConfigError, config_from_dict, cpu_variant, load_config, profile_text,
-                                         resolve_profile)
+from lpt_cli.lpt.engine.config import ConfigError, config_from_dict, load_config, profile_text, resolve_profile
 from lpt_cli.lpt.engine.profile_yaml import read_profile
 
 
@@ -67,21 +66,19 @@ def test_missing_file_is_a_config_error(tmp_path):
         load_config(str(tmp_path / "missing.yaml"))
 
 
-def test_cpu_variant_follows_isa_flags():
-    assert cpu_variant("flags\t: fpu avx512_vnni amx_tile\n")[0] == "cpu-amx"
-    assert cpu_variant("flags\t: fpu avx2_vnni_2\n")[0] == "cpu-amx"
-    name, why = cpu_variant("flags\t: fpu avx512_vnni\n")
-    assert name == "cpu-vnni" and "avx512_vnni present, no AMX" in why
+AVX2 = "flags : fpu sse4_1 avx avx2\n"
 
 
 def test_profiles_differ_where_the_plugins_do():
-    amx = resolve_profile("cpu", "flags : amx_tile\n")
-    assert amx.name.startswith("cpu (resolved to cpu-amx")
-    conv = {r.op: r for r in amx.precision_restrictions}["Convolution"]
-    assert conv.ports[0] == (u8, i8)
-    vnni = {r.op: r for r in load_config("cpu-vnni").precision_restrictions}
-    assert vnni["Convolution"].ports[0] == (u8,)
-    assert "MultiplyToGroupConvolutionTransformation" in load_config("cpu-vnni").disable
+    avx2 = resolve_profile("cpu", AVX2, environ={})
+    assert avx2.name.startswith("cpu (resolved to cpu-avx2: ") and avx2.isa == "avx2"
+    assert avx2.precision_restriction("Convolution", 4).ports[0] == (u8,)
+    amx = load_config("cpu-amx")
+    assert amx.isa == "avx512_core_amx" and amx.precision_restriction("Convolution", 4).ports[0] == (u8, i8)
+    assert amx.precision_restriction("GroupConvolution", 4).ports[0] == (u8, i8)
+    vnni = load_config("cpu-vnni")
+    assert vnni.precision_restriction("Convolution", 4).ports[0] == (u8,)
+    assert "MultiplyToGroupConvolutionTransformation" in vnni.disable
     gpu = {r.op: r for r in load_config("gpu").precision_restrictions}
     assert "MatMul" not in gpu and dict(gpu["LSTMSequence"].ports) == {}
     assert load_config("default").precision_restrictions == ()
@@ -98,7 +95,7 @@ def test_config_show_prints_a_profile_that_loads_back(tmp_path):
     path.write_text(shown.output)
     assert load_config(str(path)).precision_restrictions == load_config("cpu-amx").precision_restrictions
     listed = CliRunner().invoke(config_group, ["list"])
-    assert [line.split()[0] for line in listed.output.splitlines()] == ["default", "cpu", "cpu-vnni", "cpu-amx", "gpu"]
+    assert [line.split()[0] for line in listed.output.splitlines()] == list(PROFILE_NAMES)
 
 
 def test_known_ops_cover_every_transformation_root():
@@ -125,3 +122,57 @@ def test_profile_reader_refuses_yaml_beyond_its_subset(text):
     yaml.safe_load(text)  # each is valid YAML
     with pytest.raises(ValueError, match="profile line"):
         read_profile(text)
+
+
+def test_cpu_profiles_give_5d_group_convolution_signed_activations_on_every_isa():
+    """transformation_pipeline.cpp, Transformations::Lpt: the GroupConvolution restriction's rank-5 branch."""
+    for name in PROFILE_NAMES:
+        if name.startswith("cpu-"):
+            config = load_config(name)
+            assert config.precision_restriction("GroupConvolution", 5).ports[0] == (u8, i8), name
+            assert config.precision_restriction("GroupConvolution", None).rank is None
+
+
+def test_a_rank_restriction_applies_to_that_rank_only_and_wins_over_any_rank():
+    config = config_from_dict({"restrictions": {"precisions": [
+        {"op": "GroupConvolution", "rank": 5, "ports": {0: ["u8", "i8"]}},
+        {"op": "GroupConvolution", "ports": {0: ["u8"]}}]}})
+    assert config.precision_restriction("GroupConvolution", 5).ports[0] == (u8, i8)
+    assert config.precision_restriction("GroupConvolution", 4).ports[0] == (u8,)
+    assert config.precision_restriction("GroupConvolution", None).ports[0] == (u8,)  # dynamic rank
+    assert config.precision_restriction("Convolution", 5) is None
+
+
+@pytest.mark.parametrize("rank", [-1, "5", True, 2.0])
+def test_a_bad_rank_names_the_entry(rank):
+    with pytest.raises(ConfigError, match=r"restrictions.precisions\[0\].rank: expected the rank of input 0"):
+        config_from_dict({"restrictions": {"precisions": [{"op": "GroupConvolution", "rank": rank, "ports": {}}]}})
+
+
+def test_rank_is_a_precision_restriction_key_only():
+    with pytest.raises(ConfigError, match=r"per_tensor\[0\].rank: unknown key"):
+        config_from_dict({"restrictions": {"per_tensor": [{"op": "Convolution", "rank": 4}]}})
+
+
+def test_enable_runs_an_on_demand_pass_beside_the_standard_ones():
+    config = config_from_dict({"transformations": {"enable": ["ConvertSubtractConstant"]}})
+    assert config.enabled("ConvertSubtractConstant") and config.enabled("ConvolutionTransformation")
+    assert not config_from_dict({}).enabled("ConvertSubtractConstant")
+    both = config_from_dict({"transformations": {"enable": ["ConvertSubtractConstant"],
+                                                 "disable": ["ConvertSubtractConstant"]}})
+    assert not both.enabled("ConvertSubtractConstant")
+    with pytest.raises(ConfigError, match="runs in the standard pipeline"):
+        config_from_dict({"transformations": {"enable": ["ConvolutionTransformation"]}})
+
+
+def test_cpu_profiles_enable_convert_subtract_constant_as_the_plugins_pre_lpt():
+    """transformation_pipeline.cpp, Transformations::PreLpt: ConvertSubtractConstant whenever LPT runs."""
+    for name in PROFILE_NAMES:
+        config = load_config(name)
+        assert config.enabled("ConvertSubtractConstant") == name.startswith("cpu"), name
+
+
+def test_isa_is_a_onednn_isa():
+    assert config_from_dict({"isa": "avx2_vnni"}).isa == "avx2_vnni"
+    with pytest.raises(ConfigError, match="isa: 'amx' is not a oneDNN ISA"):
+        config_from_dict({"isa": "amx"})

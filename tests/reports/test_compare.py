@@ -14,7 +14,7 @@ F32 = Observed("f32 (jit_avx2_f32)", False, "softmax", True, "Softmax")
 
 
 def _rows(after, transformed):
-    rep = build_report("m.xml", original(), after, PipelineResult(), config_from_dict({}), "")
+    rep = build_report("m.xml", original(), after, PipelineResult(), config_from_dict({}))
     return {c.name: c for c in compare(rep, after, transformed, {})}
 
 

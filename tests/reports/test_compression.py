@@ -39,7 +39,7 @@ def report_of(graph: Graph):
     before = copy_graph(graph)
     config = load_config("cpu-vnni")
     result = run_pipeline(graph, config)
-    return build_report("wc.xml", before, graph, result, config, "test"), graph
+    return build_report("wc.xml", before, graph, result, config), graph
 
 
 @pytest.mark.parametrize("etype", ["u8", "u4"])

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from lpt_cli.ir import Graph
-from lpt_cli.reports.macs import layer_macs
+from lpt_cli.reports.macs import layer_macs, low_precision_share
 
 
 def _node(op: str, data: tuple, weights: tuple, out: tuple, **attrs: str):
@@ -33,3 +33,13 @@ def test_matmul_with_transposed_a_and_dynamic_batch():
 
 def test_not_weightable():
     assert layer_macs(_node("Add", (1, 4), (1, 4), (1, 4))) is None
+
+
+def test_a_share_short_of_everything_never_shows_100() -> None:
+    """15 of 16 equal layers is 93.75; 99,999 of 100,000 MACs floors to 99.99 where rounding gave
+    100.00, which `--fail-under 100` let through."""
+    assert low_precision_share(99_999, 100_000, 15, 16) == 99.99
+    assert low_precision_share(0, 0, 15, 16) == 93.75
+    assert low_precision_share(7, 7, 1, 1) == 100.0
+    assert low_precision_share(2, 3, 1, 2) == 66.66
+    assert low_precision_share(0, 0, 0, 0) == 0.0

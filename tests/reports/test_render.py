@@ -13,7 +13,7 @@ from lpt_cli.reports.render import CSV_COLUMNS, render
 from schema_check import SCHEMA, check
 
 def _report():
-    return build_report("m.xml", original(), declined(), PipelineResult(), config_from_dict({}), "isa")
+    return build_report("m.xml", original(), declined(), PipelineResult(), config_from_dict({}))
 
 
 def test_json_matches_schema():
@@ -81,7 +81,7 @@ def test_transform_summary_matches_its_schema():
     before = original()
     conv = next(node for node in before if node.name == "conv")
     result = PipelineResult(matched={conv.id: ["ConvolutionTransformation"]})
-    report = build_report("m.xml", before, declined(), result, config_from_dict({}), "isa")
+    report = build_report("m.xml", before, declined(), result, config_from_dict({}))
     doc = transform_summary(report, before, result, output="o.xml", dialect="runtime", layers_in=9,
                             layers_written=11, seconds=0.5)
     check(doc, schema, schema["$defs"])

@@ -152,3 +152,29 @@ def test_a_scale_and_shift_between_two_fake_quantizes_go_into_the_second(tmp_pat
     out = ops.convolution(_fq(scaled, -2.1, 2.2), _i8_weights((8, c, 3, 3), rng), [1, 1], [1, 1], [1, 1], [1, 1])
     feed = {"x": rng.normal(0, 1, (1, c, 8, 8)).astype(np.float32)}
     _same_as_plugin(ov.Model([out], [x], "between"), feed, tmp_path)
+
+
+def _f16_layout(model: ov.Model) -> ov.Model:
+    """Every f32 Constant as `f16 Constant -> Convert`, the layout of older compress_to_fp16 IRs."""
+    for node in model.get_ordered_ops():
+        if node.get_type_name() == "Constant" and node.get_element_type() == ov.Type.f32:
+            converted = ops.convert(ops.constant(node.get_data().astype(np.float16)), np.float32)
+            for target in list(node.output(0).get_target_inputs()):
+                target.replace_source_output(converted.output(0))
+    model.validate_nodes_and_infer_types()
+    return model
+
+
+def test_f16_weights_of_a_layer_lpt_leaves_float_stay_f16(tmp_path: Path) -> None:
+    """regnet's SE convolutions, which NNCF leaves unquantized, in the f16 layout: the folded f32
+    weights made lpt's .bin 1.28x the input's. Written back as `f16 -> Convert` they take the
+    input's bytes, and the plugin folds them to the same values."""
+    x = ops.parameter([1, 16, 8, 8], np.float32, name="x")
+    float_conv = ops.convolution(x, ops.constant(RNG.normal(0, 0.2, (64, 16, 3, 3)).astype(np.float32)),
+                                 [1, 1], [1, 1], [1, 1], [1, 1])
+    quantized = ops.convolution(_fq(float_conv, -3.0, 3.0), _i8_weights((8, 64, 1, 1)), [1, 1], [0, 0], [0, 0], [1, 1])
+    written = _same_as_plugin(_f16_layout(ov.Model([quantized], [x], "mixed")),
+                              {"x": RNG.normal(0, 1, (1, 16, 8, 8)).astype(np.float32)}, tmp_path)
+    assert written.with_suffix(".bin").stat().st_size <= 1.1 * (tmp_path / "m.bin").stat().st_size
+    conv = next(n for n in read_ir(written) if n.type == "Convolution" and n.input_node(0).type == "Parameter")
+    assert (conv.input_node(1).type, conv.input_node(1).input_value(0).element_type.name) == ("Convert", "f16")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...ir import Graph, Node, Output
+from ...ir.legalize import DECOMPRESSED_FROM
 from ..surgery.constants import DISABLE_CONSTANT_FOLDING, evaluate, remove_unused
 
 
@@ -36,7 +37,12 @@ def fold_constants(graph: Graph) -> int:
         value = evaluate(node, [slot.source.node.value for slot in node.inputs])
         if value is None:
             continue
-        replace_by_constant(node, value)
+        source = node.input_node(0)
+        decompressed = (node.type == "Convert" and source.output().element_type.name in ("f16", "bf16")
+                        and node.output().element_type.name == "f32")
+        replacement = replace_by_constant(node, value)
+        if decompressed:  # the runtime dialect writes it back compressed if LPT leaves it as it is
+            replacement.node.annotations[DECOMPRESSED_FROM] = source.constant_data
         folded += 1
     return folded
 

@@ -1,6 +1,9 @@
 """The LPT configuration ("restrictions file"): schema, strict validation, built-in profiles.
 
-The schema is FORMAT.md's "Config" section. Validation is strict so that a typo in a
+The schema is FORMAT.md's "Config" section, plus three keys the plugins need: `isa` (the oneDNN
+ISA of a CPU profile, lpt_cli/isa.py), `rank` on a precision restriction (the CPU plugin's
+GroupConvolution restriction depends on the input's rank) and `transformations.enable` (an
+on-demand pass, ConvertSubtractConstant for the CPU plugin). Validation is strict so that a typo in a
 config (an unknown key, a misspelt transformation) fails loudly instead of silently
 running LPT with defaults; every error names the file and the key path.
 """
@@ -9,9 +12,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from string import Template
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from ... import isa as cpu_isa
 from ...errors import LptError, clip
 from ...ir.eltypes import LOW_PRECISION, ElementType, UnknownElementType, element_type, f16, f32, i8, u8
 from ...ir.op_facts import Fact, ops_with
@@ -27,7 +32,7 @@ PROFILES_DIR = Path(__file__).with_name("profiles")
 
 _TOP_KEYS = frozenset({
     "update_precisions", "deq_precision", "default_precisions", "asymmetric_quantization",
-    "asymmetric_weights", "restrictions", "transformations", "params", "common_optimizations",
+    "asymmetric_weights", "restrictions", "transformations", "params", "common_optimizations", "isa",
 })
 
 # Op types a restriction may name: those LPT's transformations root on (tests keep this in
@@ -52,10 +57,13 @@ class ConfigError(LptError):
 
 @dataclass(frozen=True)
 class PrecisionRestriction:
-    """PrecisionsRestriction: the precisions each input port of `op` may take."""
+    """PrecisionsRestriction: the precisions each input port of `op` may take; with `rank`, only
+    for an `op` whose input 0 has that static rank (the CPU plugin's GroupConvolution restriction
+    is a function of the node: 5-D inputs take i8 activations on every ISA)."""
 
     op: str
     ports: Mapping[int, tuple[ElementType, ...]]
+    rank: int | None = None
 
 
 @dataclass(frozen=True)
@@ -80,16 +88,29 @@ class Config:
     per_tensor_restrictions: tuple[PerTensorRestriction, ...] = ()
     only: tuple[str, ...] | None = None
     disable: tuple[str, ...] = ()
+    enable: tuple[str, ...] = ()  # on-demand passes (registry.ON_DEMAND) run besides the standard ones
     params: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     # The plugin's optimizations before LPT (lpt_cli/lpt/common_optimizations): on in the plugin profiles,
     # off for LPT alone (OpenVINO's LPT unit tests, the reference cases).
     common_optimizations: bool = False
+    # The oneDNN ISA the CPU plugin runs with (lpt_cli/isa.py): the report applies the plugin's
+    # kernel rules for it. None: not a CPU plugin config, no kernel rules.
+    isa: str | None = None
 
     def enabled(self, name: str) -> bool:
         """Whether the transformation `name` runs under this config."""
         if self.only is not None:
             return name in self.only
-        return name not in self.disable and name not in registry.EXTRA.names
+        if name in self.disable:
+            return False
+        return name not in registry.ON_DEMAND or name in self.enable
+
+    def precision_restriction(self, op: str, rank: int | None) -> PrecisionRestriction | None:
+        """The restriction for an `op` whose input 0 has static rank `rank` (None: dynamic): one
+        written for that rank wins over one for any rank; among equals the last written wins."""
+        matching = [r for r in self.precision_restrictions if r.op == op and r.rank in (None, rank)]
+        for_rank = [r for r in matching if r.rank is not None]
+        return (for_rank or matching)[-1] if matching else None
 
     def param(self, name: str, default: Any = None) -> Any:
         return self.params.get(name, default)
@@ -105,7 +126,7 @@ def config_from_dict(d: Any, *, name: str = "config") -> Config:
         hint = _did_you_mean(unknown[0], _TOP_KEYS) or f" (expected one of {', '.join(sorted(_TOP_KEYS))})"
         raise ConfigError(f"{name}: {clip(unknown[0])}: unknown key{hint}")
     restrictions = _restrictions(d.get("restrictions"), name)
-    only, disable = _transformations(d.get("transformations"), name)
+    only, disable, enable = _transformations(d.get("transformations"), name)
     params = d.get("params") or {}
     _check_mapping(params, name, "params")
     for key in params:
@@ -124,8 +145,10 @@ def config_from_dict(d: Any, *, name: str = "config") -> Config:
         per_tensor_restrictions=restrictions[1],
         only=only,
         disable=disable,
+        enable=enable,
         params=MappingProxyType(dict(params)),
         common_optimizations=_bool(d, "common_optimizations", False, name),
+        isa=_isa(d.get("isa"), name),
     )
 
 
@@ -197,56 +220,61 @@ def _yaml_problem(err: yaml.YAMLError) -> str:
     return f"{where}not valid YAML ({clip(problem)})"
 
 
-def resolve_profile(name: str, cpuinfo: str | None = None) -> Config:
-    """A built-in profile; `cpu` becomes cpu-amx or cpu-vnni after this machine's CPU flags."""
+def resolve_profile(name: str, cpuinfo: str | None = None, environ: Mapping[str, str] | None = None) -> Config:
+    """A built-in profile; `cpu` becomes the CPU profile for this machine as the plugin sees it:
+    its CPU flags and the `ONEDNN_MAX_CPU_ISA` cap in `environ` (default: this process's)."""
     if name not in PROFILE_NAMES:
         raise ConfigError(f"{name}: unknown profile (built-in profiles: {', '.join(PROFILE_NAMES)})")
     label = name
     if name == "cpu":
-        name, why = cpu_variant(read_cpuinfo() if cpuinfo is None else cpuinfo)
-        label = f"cpu (resolved to {name}: {why})"
+        resolution = cpu_isa.resolve_cpu(cpu_isa.read_cpuinfo() if cpuinfo is None else cpuinfo, environ)
+        name = resolution.profile.name
+        label = f"cpu (resolved to {name}: {resolution.why})"
     return config_from_dict(read_profile(profile_text(name)), name=label)
 
 
+_CPU_TEMPLATE = "cpu-plugin.yaml"
+
+
 def profile_text(name: str) -> str:
-    """The YAML of a built-in profile as shipped (`cpu` is not a file: it resolves at load time)."""
-    return (PROFILES_DIR / f"{name}.yaml").read_text(encoding="utf-8")
+    """The YAML of a built-in profile as shipped (`cpu` is not a file: it resolves at load time).
+    A CPU profile is the CPU plugin's template with the ISA rules' answers for its ISA."""
+    profile = cpu_isa.CPU_PROFILE.get(name)
+    if profile is None:
+        return (PROFILES_DIR / f"{name}.yaml").read_text(encoding="utf-8")
+    isas = cpu_isa.implied(profile.isa)
+    template = Template((PROFILES_DIR / _CPU_TEMPLATE).read_text(encoding="utf-8"))
+    return template.substitute(
+        isa=profile.isa, cpus=profile.cpus,
+        activations=_activations("signed_conv_activations", isas),
+        activations_why=_rule_note("signed_conv_activations", isas),
+        activations_5d=_activations("signed_group_conv_5d", isas),
+        activations_5d_why=_rule_note("signed_group_conv_5d", isas))
 
 
-# What each CPU profile allows, said where a profile is named (`config list`, the resolution).
-PROFILE_SUMMARIES = {
+def _activations(rule: str, isas: frozenset[str]) -> str:
+    return "[u8, i8]" if cpu_isa.holds(rule, isas) else "[u8]"
+
+
+def _rule_note(rule: str, isas: frozenset[str]) -> str:
+    found = cpu_isa.RULE[rule]
+    return found.holds if found.on(isas) else found.otherwise
+
+
+def profile_summary(name: str) -> str:
+    """What a built-in profile is, in one line (`lpt config list`)."""
+    profile = cpu_isa.CPU_PROFILE.get(name)
+    if profile is not None:
+        return (f"the CPU plugin on {profile.cpus}, oneDNN {profile.isa}: "
+                f"{cpu_isa.rule_summary(cpu_isa.implied(profile.isa))}")
+    return _SUMMARIES[name]
+
+
+_SUMMARIES = {
     "default": "LPT's library defaults: u8/i8 everywhere, no restrictions, no plugin optimizations",
-    "cpu": "the Intel CPU plugin's restrictions for this machine: cpu-amx or cpu-vnni, after its CPU flags",
-    "cpu-vnni": "the CPU plugin on CPUs without AMX or AVX2-VNNI-2 (with or without VNNI): "
-                "u8-only activations on Convolution",
-    "cpu-amx": "the CPU plugin on CPUs with AMX or AVX2-VNNI-2: u8 or i8 activations on Convolution",
+    "cpu": "the Intel CPU plugin on this machine: the CPU profile its flags and ONEDNN_MAX_CPU_ISA give",
     "gpu": "the Intel GPU plugin's restrictions",
 }
-
-
-def cpu_variant(cpuinfo: str) -> tuple[str, str]:
-    """Which CPU profile the plugin's ISA check picks, and why: i8 Convolution activations need
-    AMX or AVX2-VNNI-2; every other CPU (with VNNI or not) gets u8-only activations, the
-    profile named cpu-vnni after the CPUs it was made for."""
-    flags: set[str] = set()
-    for line in cpuinfo.splitlines():
-        key, _, value = line.partition(":")
-        if key.strip() == "flags":
-            flags.update(value.split())
-    for flag in ("amx_tile", "avx2_vnni_2"):
-        if flag in flags:
-            return "cpu-amx", f"{flag} present: u8 or i8 activations on Convolution"
-    vnni = next((f for f in ("avx512_vnni", "avx_vnni") if f in flags), None)
-    if vnni:
-        return "cpu-vnni", f"{vnni} present, no AMX or AVX2-VNNI-2: u8-only activations on Convolution"
-    return "cpu-vnni", "no AMX, AVX2-VNNI-2 or VNNI: u8-only activations on Convolution"
-
-
-def read_cpuinfo() -> str:
-    try:
-        return Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return ""
 
 
 def _did_you_mean(word: str, known: frozenset[str]) -> str:
@@ -295,17 +323,26 @@ def _types(value: Any, name: str, key: str) -> tuple[ElementType, ...]:
     return tuple(_type(v, name, f"{key}[{i}]") for i, v in enumerate(value))
 
 
-def _op_entries(value: Any, name: str, key: str) -> list[Mapping[str, Any]]:
+def _isa(value: Any, name: str) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or value not in cpu_isa.BY_NAME:
+        raise ConfigError(f"{name}: isa: {clip(repr(value))} is not a oneDNN ISA "
+                          f"(expected one of {', '.join(cpu_isa.BY_NAME)})")
+    return value
+
+
+def _op_entries(value: Any, name: str, key: str, keys: tuple[str, ...] = ("op", "ports")) -> list[Mapping[str, Any]]:
     if value is None:
         return []
     if not isinstance(value, list):
-        raise ConfigError(f"{name}: {key}: expected a list of {{op, ports}} entries")
+        raise ConfigError(f"{name}: {key}: expected a list of {{{', '.join(keys)}}} entries")
     for i, entry in enumerate(value):
         where = f"{key}[{i}]"
         _check_mapping(entry, name, where)
-        extra = sorted(set(map(str, entry)) - {"op", "ports"})
+        extra = sorted(set(map(str, entry)) - set(keys))
         if extra:
-            raise ConfigError(f"{name}: {where}.{clip(extra[0])}: unknown key (expected op, ports)")
+            raise ConfigError(f"{name}: {where}.{clip(extra[0])}: unknown key (expected {', '.join(keys)})")
         if not isinstance(entry.get("op"), str) or not entry["op"]:
             raise ConfigError(f"{name}: {where}.op: expected an operation type name")
         if entry["op"] not in KNOWN_OPS:
@@ -328,13 +365,18 @@ def _restrictions(value: Any, name: str) -> tuple[tuple[PrecisionRestriction, ..
     if extra:
         raise ConfigError(f"{name}: restrictions.{clip(extra[0])}: unknown key (expected precisions, per_tensor)")
     precisions = []
-    for i, entry in enumerate(_op_entries(value.get("precisions"), name, "restrictions.precisions")):
+    entries = _op_entries(value.get("precisions"), name, "restrictions.precisions", ("op", "ports", "rank"))
+    for i, entry in enumerate(entries):
         where = f"restrictions.precisions[{i}].ports"
         ports = entry.get("ports")
         if not isinstance(ports, Mapping):
             raise ConfigError(f"{name}: {where}: expected a mapping of port -> list of types")
         parsed = {_port(p, name, f"{where}.{clip(p)}"): _types(t, name, f"{where}.{p}") for p, t in ports.items()}
-        precisions.append(PrecisionRestriction(entry["op"], MappingProxyType(parsed)))
+        rank = entry.get("rank")
+        if rank is not None and (isinstance(rank, bool) or not isinstance(rank, int) or rank < 0):
+            raise ConfigError(f"{name}: restrictions.precisions[{i}].rank: expected the rank of input 0 "
+                              f"(an integer >= 0), got {clip(repr(rank))}")
+        precisions.append(PrecisionRestriction(entry["op"], MappingProxyType(parsed), rank))
     per_tensor = []
     for i, entry in enumerate(_op_entries(value.get("per_tensor"), name, "restrictions.per_tensor")):
         where = f"restrictions.per_tensor[{i}].ports"
@@ -355,14 +397,19 @@ def _names(value: Any, name: str, key: str) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _transformations(value: Any, name: str) -> tuple[tuple[str, ...] | None, tuple[str, ...]]:
+def _transformations(value: Any, name: str) -> tuple[tuple[str, ...] | None, tuple[str, ...], tuple[str, ...]]:
     if value is None:
-        return None, ()
+        return None, (), ()
     _check_mapping(value, name, "transformations")
-    extra = sorted(set(map(str, value)) - {"only", "disable"})
+    extra = sorted(set(map(str, value)) - {"only", "disable", "enable"})
     if extra:
-        raise ConfigError(f"{name}: transformations.{clip(extra[0])}: unknown key (expected only, disable)")
+        raise ConfigError(f"{name}: transformations.{clip(extra[0])}: unknown key (expected only, disable, enable)")
     only = value.get("only")
     only_names = None if only is None else _names(only, name, "transformations.only")
     disable = value.get("disable")
-    return only_names, () if disable is None else _names(disable, name, "transformations.disable")
+    enable = () if value.get("enable") is None else _names(value["enable"], name, "transformations.enable")
+    for i, item in enumerate(enable):
+        if item not in registry.ON_DEMAND:
+            raise ConfigError(f"{name}: transformations.enable[{i}]: {item} runs in the standard pipeline; "
+                              f"`enable` takes the passes that run only on demand ({', '.join(registry.ON_DEMAND)})")
+    return only_names, () if disable is None else _names(disable, name, "transformations.disable"), enable

@@ -1,6 +1,7 @@
 """Runs LPT's steps over a graph in OpenVINO's order, with GraphRewrite semantics.
 
-Order: [the plugin's common optimizations,] prerequisites, markup, main, cleanup, FoldFakeQuantize, constant folding. Within a
+Order: [the plugin's common optimizations,] [pre_lpt: the plugin's ConvertSubtractConstant,] prerequisites,
+markup, main, cleanup, FoldFakeQuantize, constant folding. Within a
 step every node is visited in topological order and offered to the step's passes in
 registration order; the first pass that returns True ends the visit. Nodes created by a pass
 that OpenVINO lets register them (`revisits_created`) are visited next, before the rest of
@@ -132,8 +133,9 @@ def _run_pipeline(graph: Graph, config: Config, progress: Progress | None,
             result.not_quantized = True  # the plugin runs no LPT on such a model
             graph.remove_dead()
             return result
-    if _run_step(ctx, registry.PREREQUISITES, result, progress) and on_step:
-        on_step(registry.PREREQUISITES.name, graph)
+    for step in (registry.PRE_LPT, registry.PREREQUISITES):
+        if _run_step(ctx, step, result, progress) and on_step:
+            on_step(step.name, graph)
     if progress:
         progress("markup")
     run_markup(graph, config)

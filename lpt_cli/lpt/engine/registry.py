@@ -27,6 +27,13 @@ class Step:
         return tuple(name for name, _, _ in self.passes)
 
 
+# The CPU plugin's LPT pass before LPT proper (Transformations::PreLpt in
+# src/plugins/intel_cpu/src/transformations/transformation_pipeline.cpp, whenever LPT runs): on demand,
+# the CPU profiles enable it.
+PRE_LPT = Step("pre_lpt", (
+    ("ConvertSubtractConstant", "weightable.convert_subtract_constant", ("Multiply",)),
+))
+
 PREREQUISITES = Step("prerequisites", (
     ("PullReshapeThroughDequantization", "prerequisites.pull_reshape_through_dequantization", ("Reshape",)),
     ("PullTransposeThroughDequantization", "prerequisites.pull_transpose_through_dequantization", ("Transpose",)),
@@ -85,19 +92,19 @@ FOLD_FAKE_QUANTIZE = Step("fold_fake_quantize", (
     ("FoldFakeQuantizeTransformation", "fake_quantize.fold_fake_quantize", ("FakeQuantize",)),
 ))
 
-# Not in OpenVINO's standard pipeline, but runnable by name (`transformations.only`):
-# older pipelines registered MultiplyTransformation instead of MultiplyPartialTransformation,
-# and plugins run ConvertSubtractConstant before LPT.
+# Not in OpenVINO's standard pipeline, but runnable by name (`transformations.only` or `enable`):
+# older pipelines registered MultiplyTransformation instead of MultiplyPartialTransformation.
 EXTRA = Step("extra", (
     ("MultiplyTransformation", "eltwise.multiply", ("Multiply",)),
     ("SubtractTransformation", "eltwise.subtract", ("Subtract",)),
-    ("ConvertSubtractConstant", "weightable.convert_subtract_constant", ("Multiply",)),
 ))
 
 STEPS = (PREREQUISITES, MAIN, CLEANUP, FOLD_FAKE_QUANTIZE)
-KNOWN_NAMES = frozenset(name for step in (*STEPS, EXTRA) for name in step.names)
-_MODULES = {name: module for step in (*STEPS, EXTRA) for name, module, _ in step.passes}
-_OP_TYPES = {name: op_types for step in (*STEPS, EXTRA) for name, _, op_types in step.passes}
+ON_DEMAND = (*PRE_LPT.names, *EXTRA.names)  # run only when a config names them (`only` or `enable`)
+_ALL = (PRE_LPT, *STEPS, EXTRA)
+KNOWN_NAMES = frozenset(name for step in _ALL for name in step.names)
+_MODULES = {name: module for step in _ALL for name, module, _ in step.passes}
+_OP_TYPES = {name: op_types for step in _ALL for name, _, op_types in step.passes}
 
 
 def op_types(name: str) -> tuple[str, ...]:

@@ -9,7 +9,7 @@ from ...ir import Graph, Node
 from ...ir.eltypes import ElementType
 from ...ir.op_facts import Fact, ops_with
 from ..dequantization.attributes import PRECISION_PRESERVED, PRECISIONS, PrecisionPreservedAttribute, PrecisionsAttribute
-from ..engine.config import Config, PrecisionRestriction
+from ..engine.config import Config
 from ..engine.layer_checks import can_be_transformed
 from ..engine.ordering import ordered_ops
 
@@ -39,7 +39,7 @@ def _disable_all(node: Node) -> None:
 
 
 def markup_precisions(graph: Graph, config: Config) -> None:
-    restrictions: dict[str, PrecisionRestriction] = {r.op: r for r in config.precision_restrictions}
+    restricted = {r.op for r in config.precision_restrictions}
     for node in ordered_ops(graph):
         if not node.inputs:
             continue
@@ -48,7 +48,8 @@ def markup_precisions(graph: Graph, config: Config) -> None:
             continue
         if node.type in PRECISION_PRESERVED_TYPES and not _has_disabled_input(node):
             node.annotations.setdefault(PRECISION_PRESERVED, PrecisionPreservedAttribute(True))
-        restriction = restrictions.get(node.type)
+        restriction = (config.precision_restriction(node.type, node.inputs[0].source.rank)
+                       if node.type in restricted else None)
         if restriction is None:
             continue
         if not restriction.ports:

@@ -101,6 +101,10 @@ def evaluate(node: Node, inputs: list[np.ndarray]) -> np.ndarray | None:
         return np.concatenate(inputs, axis=axis).astype(out_type.dtype)
     if node.type == "Negative":
         return cast(-inputs[0], out_type)
+    if node.type == "Identity":  # ONNX's Identity on a constant path (a QDQ model's shared bias)
+        return cast(inputs[0], out_type)
+    if node.type == "Floor":
+        return cast(np.floor(inputs[0]), out_type)
     return None
 
 
