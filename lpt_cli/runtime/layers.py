@@ -29,9 +29,11 @@ class RuntimeLayer:
 
     @property
     def computes_low(self) -> bool:
-        """Computed on u8/i8: an integer kernel, or u8/i8 inputs (data movement included)."""
-        return (self.runtime_precision.lower() in _LOW or self.primitive.upper().endswith(("_I8", "_U8"))) \
-            and self.layer_type != "Reorder"
+        """Computed on u8/i8: u8/i8 inputs on an integer primitive (`..._I8`, data movement
+        included). A float kernel reading i8 (Swin-T's attention MatMul on AVX2, `brgemm_avx2_f32`)
+        or a weight-compressed FullyConnected reporting u8 weights computes in float."""
+        return (self.runtime_precision.lower() in _LOW and self.primitive.upper().endswith(("_I8", "_U8"))
+                and self.layer_type != "Reorder")
 
     @property
     def outputs_low(self) -> bool:
