@@ -37,7 +37,7 @@ if TYPE_CHECKING:  # the report modules load in the functions that use them: `lp
     from .reports.model import Report
     from .runtime.bench import BenchResult
     from .runtime.check import CheckInputs, CheckResult
-    from .runtime.compare_outputs import OutputError
+    from .runtime.compare_outputs import OutputVerdict
 
 ModelLike = Union[str, "os.PathLike[str]", "openvino.Model"]
 ConfigLike = Union[str, "os.PathLike[str]", Config]
@@ -198,7 +198,8 @@ def diff(a: ModelLike, b: ModelLike | None = None, config: ConfigLike = "cpu",
 
 @dataclass(frozen=True)
 class Verified:
-    """One `verify` run: every output of lpt's model against the original's on the same inputs."""
+    """One `verify` run: every output of lpt's model against the original's and both against the
+    exact FakeQuantize math, on the same inputs."""
 
     device: str
     precision_hint: str  # INFERENCE_PRECISION_HINT of both compiles
@@ -206,12 +207,14 @@ class Verified:
     notes: tuple[str, ...]  # dynamic dimensions sized by default (`lpt verify` says them on stderr)
     atol: float
     rtol: float
-    outputs: tuple[OutputError, ...]
+    outputs: tuple[OutputVerdict, ...]
 
     @property
     def passed(self) -> bool:
-        """Every output within atol + rtol * |original| (`lpt verify` exits 3 otherwise)."""
-        return all(e.within for e in self.outputs)
+        """No output changed beyond the plugin's own rounding (`lpt verify` exits 3 otherwise)."""
+        from .runtime.compare_outputs import CHANGED
+
+        return all(v.verdict != CHANGED for v in self.outputs)
 
 
 def verify(model: ModelLike, config: ConfigLike = "cpu", *, inputs: str | os.PathLike[str] | None = None,
@@ -220,9 +223,11 @@ def verify(model: ModelLike, config: ConfigLike = "cpu", *, inputs: str | os.Pat
     """`model` and its LPT-transformed version (runtime dialect) compiled on `device` and run on
     the same inputs: an .npz file `inputs` (an array per input name), else seeded random
     tensors (`shape` sizes dynamic dimensions, else batch 1, 224x224 images, 128-long
-    sequences; a mask input gets ones then zeros). What `lpt verify` prints."""
+    sequences; a mask input gets ones then zeros). Both are also measured against the exact
+    FakeQuantize math (every FakeQuantize as float ops, run without LPT), which tells rounding
+    of the plugin's own size from a changed model. What `lpt verify` prints."""
     from .reports.analyze import analyze, write_runtime_model
-    from .runtime.compare_outputs import output_errors
+    from .runtime.compare_outputs import output_verdicts
     from .runtime.compile import compile_model
     from .runtime.inputs import infer, load_inputs, random_inputs
 
@@ -239,9 +244,22 @@ def verify(model: ModelLike, config: ConfigLike = "cpu", *, inputs: str | os.Pat
             raise LptError(f"{model_name(model)}: the transformed model has {len(transformed.outputs)} outputs, "
                            f"the original {len(original.outputs)}")
         names = [o.get_any_name() if o.get_names() else f"output{i}" for i, o in enumerate(original.outputs)]
-        errors = output_errors(names, infer(original, arrays), infer(transformed, arrays), atol, rtol)
+        reference = infer(original, arrays)
+        exact = reference  # without a FakeQuantize the plugin runs no LPT: the original is exact
+        if any(node.type == "FakeQuantize" for node in found.before):
+            exact = infer(compile_model(_exact_model(xml, Path(tmp)), device, precision_hint=precision_hint), arrays)
+        verdicts = output_verdicts(names, reference, infer(transformed, arrays), exact, atol, rtol)
     source = f"inputs from {os.fspath(inputs)}" if inputs is not None else f"random inputs, seed {seed}"
-    return Verified(device, precision_hint, source, tuple(notes), atol, rtol, tuple(errors))
+    return Verified(device, precision_hint, source, tuple(notes), atol, rtol, tuple(verdicts))
+
+
+def _exact_model(model: Path, folder: Path) -> Path:
+    """The exact FakeQuantize reference of `model`, written into `folder`/exact."""
+    from .runtime.convert import read_model, serialize
+    from .runtime.reference import exact_fake_quantize
+
+    (folder / "exact").mkdir()
+    return serialize(exact_fake_quantize(read_model(model)), folder / "exact")
 
 
 @dataclass(frozen=True)

@@ -129,8 +129,21 @@ def _device_lines(device: str, precision_hint: str) -> str:
             f"INFERENCE_PRECISION_HINT: {precision_hint}")
 
 
+_NO_DIFFERENCE = "no measured difference"
+
+
+def _versus(result: BenchResult, reference: BenchResult) -> str:
+    """How many times faster than `reference`, from the medians, or that the medians' 95%
+    intervals overlap."""
+    from ..runtime.bench import speedup
+
+    times = speedup(result, reference)
+    return _NO_DIFFERENCE if times is None else f"{times:.2f}x"
+
+
 def _table(results: dict[str, BenchResult], facts: dict[str, tuple[str, str]], width: int) -> str:
-    """One row per model when `width` allows, else one column per model (fits 80 columns)."""
+    """One row per model when `width` allows, else one column per model (fits 80 columns).
+    "vs original" and "vs fp32" compare the median latencies."""
     from rich import box
     from rich.console import Console
     from rich.table import Table
@@ -147,10 +160,7 @@ def _table(results: dict[str, BenchResult], facts: dict[str, tuple[str, str]], w
         low, high = r.median_ci_ms
         row = [*facts[label], f"{r.throughput:.1f}", f"{r.min_ms:.3f}", f"{r.median_ms:.3f}",
                f"{low:.3f}-{high:.3f}", f"{r.p90_ms:.3f}", str(r.iterations)]
-        if base is not None:
-            row.append(f"{r.throughput / base.throughput:.2f}x")
-        if fp32 is not None:
-            row.append(f"{r.throughput / fp32.throughput:.2f}x")
+        row += [_versus(r, reference) for reference in (base, fp32) if reference is not None]
         cells[label] = row
     wide = max(map(len, cells)) + sum(max(len(c), *(len(row[i]) for row in cells.values()))
                                       for i, c in enumerate(columns)) + 3 * (len(columns) + 1) + 1
@@ -166,8 +176,9 @@ def _table(results: dict[str, BenchResult], facts: dict[str, tuple[str, str]], w
         table.add_column("", no_wrap=True)
         for label in cells:
             table.add_column(_SHORT[label], justify="right", no_wrap=True)
-        for i, column in enumerate(columns):
-            table.add_row(column, *(row[i] for row in cells.values()))
+        for i, column in enumerate(columns):  # a narrow column says "no measured difference" in two lines
+            table.add_row(column, *(row[i].replace(_NO_DIFFERENCE, "no measured\ndifference")
+                                    for row in cells.values()))
     buffer = io.StringIO()
     console = Console(file=buffer, width=width, color_system=None)
     console.print(table)

@@ -117,8 +117,9 @@ file, no folder it created.
 @click.option("--trace", "trace_dir", type=click.Path(path_type=Path), default=None, metavar="DIR",
               help="Also write the IR after each pipeline step into DIR (see below).")
 @click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text", show_default=True,
-              help="json: a machine-readable summary on stdout instead of the text on stderr (per layer: "
-                   "precisions before and after, the passes that rewrote it, its new name).")
+              help="json: a machine-readable summary on stdout instead of the text on stderr (per layer of the "
+                   "original that computes on activations, as in `lpt report`: precisions before and after, "
+                   "the passes that rewrote it, its new name). Not with --quiet.")
 @click.option("--check", is_flag=True,
               help="Then run the original and the output on this machine's CPU plugin on the same random inputs; "
                    "an output off by more than 1e-5 of its max removes the output (exit 4; see below).")
@@ -127,7 +128,7 @@ file, no folder it created.
                    "(repeatable; a bare 1,3,224,224 for a one-input model).")
 @click.option("--seed", type=click.IntRange(min=0), default=None,
               help="With --check: the seed of the random inputs (default 0).")
-@click.option("-q", "--quiet", is_flag=True, help="Print nothing on success.")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing on success (not with --format json).")
 @debug_option
 def transform(models: tuple[Path, ...], config_spec: str, output: Path | None, dialect: str, trace_dir: Path | None,
               fmt: str, check: bool, shape_specs: tuple[str, ...], seed: int | None, quiet: bool) -> None:
@@ -135,14 +136,14 @@ def transform(models: tuple[Path, ...], config_spec: str, output: Path | None, d
     from ..api import resolve_config, transform_file  # the LPT stack loads only when a command needs it
 
     started = time.perf_counter()
-    _check_usage(check, dialect, shape_specs, seed)
+    _check_usage(check, dialect, shape_specs, seed, fmt, quiet)
     shapes = None
     if shape_specs:
         from ..runtime.inputs import parse_shapes
 
         shapes = parse_shapes(shape_specs)
     config = resolve_config(config_spec)  # a bad config or path fails before a large model is read
-    paths = [check_model(path) for path in model_paths(models)]
+    paths = [check_model(path) for path in model_paths(models).paths]
     several = len(paths) > 1 or models[0].is_dir()
     if several and (trace_dir is not None or fmt == "json"):
         raise LptError(f"{'--trace' if trace_dir is not None else '--format json'} takes one model "
@@ -204,8 +205,11 @@ def _targets(paths: list[Path], output: Path | None, several: bool) -> list[Path
     return targets
 
 
-def _check_usage(check: bool, dialect: str, shape_specs: tuple[str, ...], seed: int | None) -> None:
+def _check_usage(check: bool, dialect: str, shape_specs: tuple[str, ...], seed: int | None, fmt: str,
+                 quiet: bool) -> None:
     """Options that make no sense together fail before anything is read or created."""
+    if quiet and fmt == "json":
+        raise LptError("--quiet prints nothing, --format json prints the summary: give one of them")
     if not check and (shape_specs or seed is not None):
         raise LptError(f"{'--shape' if shape_specs else '--seed'} sets the inputs of --check: add --check")
     if check and dialect != "runtime":
@@ -299,7 +303,9 @@ def _summary(model: Path, output: Path, dialect: str, config_name: str, before: 
 
     low = sum(1 for node in graph if node.type not in ("Constant", "Parameter", "Result", "Convert")
               and any(slot.source.element_type.name in ("u8", "i8") for slot in node.inputs))
-    layers = f"{sum(before.values())} in {model.name}, {written} in {output.name}"
+    same_name = model.name == output.name  # `in resnet.xml, in resnet.xml` would not say which is which
+    layers = (f"{sum(before.values())} in {model if same_name else model.name}, "
+              f"{written} in {output if same_name else output.name}")
     lines = [f"  config: {config_name}", f"  layers: {layers}; {low} run on u8/i8 inputs after LPT"]
     if applied:
         lines.append(f"  applied: {', '.join(f'{name} x{count}' for name, count in applied.most_common(8))}")

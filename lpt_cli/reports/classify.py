@@ -119,7 +119,15 @@ def summarize(rows: tuple[LayerRow, ...], before: Graph, after: Graph, result: P
                                                                 and is_function_quantized(before)).values())),
         macs_per_position=not static_shapes and any(_dynamic(node) for node in layers(before)
                                                     if node.type in WEIGHTABLE),
+        dynamic_inputs={input_name(p): list(p.outputs[0].shape or ()) for p in before.parameters
+                        if not p.outputs[0].is_static},
     )
+
+
+def input_name(parameter: Node) -> str:
+    """The name `--shape NAME=...` takes for a model input: its first tensor name, else the layer's."""
+    names = [n.strip() for n in (parameter.outputs[0].names or "").split(",") if n.strip()]
+    return names[0] if names else parameter.name
 
 
 def _dynamic(node: Node) -> bool:

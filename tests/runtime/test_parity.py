@@ -119,3 +119,11 @@ def test_a_prediction_is_judged_on_missing_extra_and_signedness() -> None:
 def test_a_layer_listed_under_its_alias_is_not_lost() -> None:
     assert parity.lost_names({"scores_25"}, [ATTENTION]) == ["scores_25"]
     assert parity.lost_names({"scores_25"}, [ATTENTION], {"scale_27": "scores_25"}) == []
+
+
+def test_a_float_kernel_reading_i8_computes_in_float() -> None:
+    """Swin-T's attention MatMul on AVX2 reports i8 on `brgemm_avx2_f32`: not an INT8 kernel, so
+    `report --runtime` does not call the layer predicted original-precision a disagreement."""
+    assert not _layer("mm", "MatMul", "i8", "brgemm_avx2_f32", "mm").computes_low
+    assert _layer("mm", "MatMul", "i8", "jit_gemm_i8", "mm").computes_low
+    assert _layer("r", "Reshape", "i8", "unknown_i8", "r").computes_low  # data movement on i8
