@@ -142,7 +142,11 @@ def judge_prediction(truth: Int8Truth, low: Mapping[str, str], weight_carrying: 
     unseen = set(weight_carrying) - truth.seen - truth.opaque
     predicted = Counter(low[name] for name in unseen if name in low)
     floats = len(unseen - set(low))
-    if (predicted, floats) != (truth.unnamed_int8, truth.unnamed_float):
+    # Each layer named by no kernel is computed by a kernel named after no layer, of the predicted
+    # kind; more such kernels than layers is no disagreement: the plugin may run one layer in two
+    # kernels (a MatMul whose result LPT dequantizes twice, for a residual Add and a LayerNorm).
+    covered = all(truth.unnamed_int8[kind] >= count for kind, count in predicted.items())
+    if not covered or truth.unnamed_float < floats:
         problems.append(f"layers named by no kernel: {dict(predicted)} low and {floats} float predicted; kernels "
                         f"named after no layer: {dict(truth.unnamed_int8)} INT8 and {truth.unnamed_float} float")
     return problems

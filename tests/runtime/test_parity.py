@@ -103,6 +103,9 @@ def test_kernels_named_after_no_layer_are_counted_by_what_they_compute() -> None
     assert parity.judge_prediction(truth, {"q": "u8", "out_lin": "i8"}, {"q", "out_lin"}) == []
     assert parity.judge_prediction(truth, {"q": "u8", "out_lin": "u8"}, {"q", "out_lin"})  # u8 predicted, i8 ran
     assert parity.judge_prediction(truth, {"q": "u8"}, {"q", "out_lin"})  # out_lin predicted float
+    twice = [*layers, _layer("Multiply_9", "FullyConnected", "u8", "jit_gemm_I8")]  # q again, for a second consumer
+    assert parity.judge_prediction(parity.read_int8(twice, {"q", "out_lin"}), {"q": "u8", "out_lin": "i8"},
+                                   {"q", "out_lin"}) == []  # a layer in two kernels is no disagreement
     deconv = _layer("up", "Deconvolution", "f32", "jit_avx2_f32", "up")  # a GroupConvolutionBackpropData
     assert parity.read_int8([deconv], {"q"}, others={"up"}).unnamed_float == 0
     assert parity.read_int8([deconv], {"q"}).unnamed_float == 1

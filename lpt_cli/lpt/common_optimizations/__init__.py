@@ -19,6 +19,7 @@ from collections.abc import Callable
 from ...ir import Graph
 from .batch_norm import decompose_batch_norm
 from .constant_folding import fold_constants
+from .conv_multiply import fuse_convolution_multiply
 from .fq_fusions import fuse_fake_quantizes
 from .lin_op_sequence import fuse_lin_op_sequences
 from .mark_dequantization import mark_dequantization
@@ -44,6 +45,7 @@ PASSES: tuple[tuple[str, SubPass], ...] = (
     ("MVN6Decomposition", mark_mvn_decomposition),
     ("BatchNormDecomposition", decompose_batch_norm),
     ("LinOpSequenceFusion", fuse_lin_op_sequences),
+    ("ConvolutionMultiplyFusion", fuse_convolution_multiply),
     ("MatMulMultiplyFusion", fuse_matmul_multiply),
     ("ShapeOfConstantFolding", fold_shape_subgraphs),
     ("ConstantFolding", fold_constants),
