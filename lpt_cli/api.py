@@ -111,6 +111,10 @@ def transform_file(model: ModelLike, output: str | os.PathLike[str], config: Con
         raise LptError(f"check=True runs the output on the CPU plugin, which cannot load the {dialect} dialect: "
                        "check the runtime dialect (the same LPT result)")
     resolved = resolve_config(config)  # a bad config fails before a large model is read
+    if check and resolved.inference_precision.name != "f32":
+        raise LptError(f"check=True compares on this machine's CPU in f32; config {resolved.name} converts the model "
+                       f"to {resolved.inference_precision.name} before LPT, as its plugin does: compare on that device "
+                       "with `lpt verify -d GPU` instead")
     show = progress or (lambda _step: None)
     with model_file(model) as xml:
         label = model_name(model)

@@ -40,7 +40,7 @@ _SHORT = {ORIGINAL: "original\n(FakeQuantize)", TRANSFORMED: "lpt-\ntransformed"
                short_help="Throughput and latency of MODEL, its LPT-transformed version and an FP32 reference.")
 @click.argument("model", type=click.Path(path_type=Path))
 @click.option("--config", "config_spec", default="cpu", show_default=True,
-              help="Built-in profile (default, cpu, a cpu-* profile, gpu: `lpt config list`) or a YAML config file.")
+              help="Built-in profile (default, cpu, a cpu-* profile, gpu, gpu-xmx: `lpt config list`) or a YAML config file.")
 @click.option("-d", "--device", default="CPU", show_default=True, help="CPU, GPU or AUTO.")
 @click.option("--fp32", "fp32_model", type=click.Path(path_type=Path),
               help="The FP32 model MODEL was quantized from, measured as the reference.")

@@ -29,7 +29,7 @@ Exit codes:
                short_help="Per-layer precision report of MODEL after LPT, with a reason for every float layer.")
 @click.argument("models", nargs=-1, required=True, metavar="MODEL.xml... | FOLDER", type=click.Path(path_type=Path))
 @click.option("--config", "config_spec", default="cpu", show_default=True,
-              help="Built-in profile (default, cpu, a cpu-* profile, gpu: `lpt config list`) or a YAML config file.")
+              help="Built-in profile (default, cpu, a cpu-* profile, gpu, gpu-xmx: `lpt config list`) or a YAML config file.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 @click.option("--fail-under", type=click.FloatRange(0, 100), metavar="PCT",
               help="Exit 3 when less than PCT percent of weightable MACs end up in low precision.")

@@ -85,7 +85,7 @@ Exit codes:
 @click.argument("model", type=click.Path(path_type=Path))
 @click.option("--config", "config_spec", default="cpu", show_default=True, metavar="PATH|NAME",
               help="Restrictions file (YAML) or a built-in profile: default, cpu (this machine's CPU profile), "
-                   "a cpu-* profile, gpu (see `lpt config list`).")
+                   "a cpu-* profile, gpu, gpu-xmx (see `lpt config list`).")
 @click.option("-o", "--output", type=click.Path(path_type=Path), default=None,
               help="Output IR .xml (the .bin goes beside it). Default: ./<model stem>_lpt.xml")
 @click.option("--dialect", type=click.Choice(DIALECTS), default="runtime", show_default=True,
@@ -117,6 +117,10 @@ def transform(model: Path, config_spec: str, output: Path | None, dialect: str, 
 
         shapes = parse_shapes(shape_specs)
     config = resolve_config(config_spec)  # a bad config or path fails before a large model is read
+    if check and config.inference_precision.name != "f32":
+        raise LptError(f"--check compares on this CPU in f32; --config {config_spec} converts the model to "
+                       f"{config.inference_precision.name} before LPT, as its plugin does: drop --check and compare "
+                       "on the device with `lpt verify -d GPU`")
     check_model(model)
     output = output if output is not None else Path.cwd() / f"{model.stem}_lpt.xml"
     protect = [model, model.with_suffix(".bin")]

@@ -22,7 +22,7 @@ Exit codes:
                short_help="Run MODEL and its LPT-transformed version on the same inputs and compare the outputs.")
 @click.argument("model", type=click.Path(path_type=Path))
 @click.option("--config", "config_spec", default="cpu", show_default=True,
-              help="Built-in profile (default, cpu, a cpu-* profile, gpu: `lpt config list`) or a YAML config file.")
+              help="Built-in profile (default, cpu, a cpu-* profile, gpu, gpu-xmx: `lpt config list`) or a YAML config file.")
 @click.option("--inputs", "inputs_path", type=click.Path(path_type=Path),
               help="An .npz with one array per model input (by input name, else arr_0, arr_1, ...).")
 @click.option("--shape", "shape_specs", multiple=True, metavar="NAME=D,D,...",
