@@ -115,6 +115,10 @@ def transform_file(model: ModelLike, output: str | os.PathLike[str], config: Con
         raise LptError(f"check=True runs the output on the CPU plugin, which cannot load the {dialect} dialect: "
                        "check the runtime dialect (the same LPT result)")
     resolved = resolve_config(config)  # a bad config fails before a large model is read
+    if check and resolved.inference_precision.name != "f32":
+        raise LptError(f"check=True compares on this machine's CPU in f32; config {resolved.name} converts the model "
+                       f"to {resolved.inference_precision.name} before LPT, as its plugin does: compare on that device "
+                       "with `lpt verify -d GPU` instead")
     protect = [Path(model), Path(model).with_suffix(".bin")] if _is_path(model) else []
     with all_or_nothing() as run:  # a failed or interrupted run takes away the folder it made
         run.folders += prepare_output(output, protect)  # before a large model is read

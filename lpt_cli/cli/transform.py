@@ -143,6 +143,10 @@ def transform(models: tuple[Path, ...], config_spec: str, output: Path | None, d
 
         shapes = parse_shapes(shape_specs)
     config = resolve_config(config_spec)  # a bad config or path fails before a large model is read
+    if check and config.inference_precision.name != "f32":
+        raise LptError(f"--check compares on this CPU in f32; --config {config_spec} converts the model to "
+                       f"{config.inference_precision.name} before LPT, as its plugin does: drop --check and compare "
+                       "on the device with `lpt verify -d GPU`")
     paths = [check_model(path) for path in model_paths(models).paths]
     several = len(paths) > 1 or models[0].is_dir()
     if several and (trace_dir is not None or fmt == "json"):

@@ -2,5 +2,6 @@
 
 from ..isa import CPU_PROFILES
 
-# The built-in configs (lpt/engine/config.py): one CPU profile per answer to the CPU plugin's ISA rules.
-PROFILE_NAMES = ("default", "cpu", *(profile.name for profile in CPU_PROFILES), "gpu")
+# The built-in configs (lpt/engine/config.py): one CPU profile per answer to the CPU plugin's ISA rules,
+# and the GPU plugin on GPUs without XMX (`gpu`) and with XMX (`gpu-xmx`).
+PROFILE_NAMES = ("default", "cpu", *(profile.name for profile in CPU_PROFILES), "gpu", "gpu-xmx")

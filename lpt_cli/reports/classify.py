@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from ..ir import Graph, Node
 from ..lpt.engine.config import Config
 from ..lpt.engine.pipeline import PipelineResult
-from ..lpt.common_optimizations import is_function_quantized
+from ..lpt.common_optimizations import plugin_runs_lpt
 from ..lpt.engine.transformation import Decision
 from .compression import weight_compressed_layers
 from .kernels import kernel_refusal
@@ -116,7 +116,7 @@ def summarize(rows: tuple[LayerRow, ...], before: Graph, after: Graph, result: P
         reasons=dict(Counter(r.reason.code for r in rows if r.reason is not None)),
         applied=dict(result.applied),
         weight_compressed=dict(Counter(weight_compressed_layers(before, not result.not_quantized
-                                                                and is_function_quantized(before)).values())),
+                                                                and plugin_runs_lpt(before, config)).values())),
         macs_per_position=not static_shapes and any(_dynamic(node) for node in layers(before)
                                                     if node.type in WEIGHTABLE),
         dynamic_inputs={input_name(p): list(p.outputs[0].shape or ()) for p in before.parameters

@@ -139,6 +139,7 @@ def test_a_dynamic_rank_is_refused_up_front(tmp_path: Path) -> None:
     (["--check", "--dialect", "lowp"], "--check runs the output on the CPU plugin, which cannot load the lowp dialect"),
     (["--shape", "x=1,2"], "--shape sets the inputs of --check: add --check"),
     (["--seed", "3"], "--seed sets the inputs of --check: add --check"),
+    (["--check", "--config", "gpu"], "--check compares on this CPU in f32; --config gpu converts the model to f16"),
 ])
 def test_usage_errors_before_any_work(tmp_path: Path, args: list[str], said: str) -> None:
     model = make_model(tmp_path)

@@ -105,3 +105,14 @@ def test_dynamic_dimensions_are_said_and_shape_is_taken(tmp_path, tiny_models):
     bad = run(model, "--shape", "x=3,5")
     assert bad.exit_code == 2 and bad.stderr.strip().splitlines() == [
         "lpt: error: --shape x=3,5: the model input is [?,4]"]
+
+
+def test_missing_gpu_is_one_line_exit_2_with_a_gpu_profile(folder):
+    """`verify -d GPU --config gpu` stays as it is where no GPU is visible: one line, exit 2."""
+    from lpt_cli.runtime.device import core
+
+    if any(d.startswith("GPU") for d in core().available_devices):
+        pytest.skip("this machine has a GPU")
+    result = run(folder / "conv.xml", "--config", "gpu", "-d", "GPU")
+    assert result.exit_code == 2
+    assert result.stderr.startswith("lpt: error: device GPU is not available") and result.stderr.count("\n") == 1

@@ -1,9 +1,12 @@
 """The LPT configuration ("restrictions file"): schema, strict validation, built-in profiles.
 
-The schema is FORMAT.md's "Config" section, plus three keys the plugins need: `isa` (the oneDNN
+The schema is FORMAT.md's "Config" section, plus the keys the plugins need: `isa` (the oneDNN
 ISA of a CPU profile, lpt_cli/isa.py), `rank` on a precision restriction (the CPU plugin's
-GroupConvolution restriction depends on the input's rank) and `transformations.enable` (an
-on-demand pass, ConvertSubtractConstant for the CPU plugin). Validation is strict so that a typo in a
+GroupConvolution restriction depends on the input's rank), `transformations.enable` (an
+on-demand pass, ConvertSubtractConstant for the CPU plugin), which plugin's pre-LPT step runs
+(`common_optimizations: cpu | gpu | gpu-xmx`), the inference precision it converts the model to
+before LPT (`inference_precision`) and the plugin's callbacks on LPT's passes (`callbacks: gpu`).
+Validation is strict so that a typo in a
 config (an unknown key, a misspelt transformation) fails loudly instead of silently
 running LPT with defaults; every error names the file and the key path.
 """
@@ -35,6 +38,7 @@ PROFILES_DIR = Path(__file__).with_name("profiles")
 _TOP_KEYS = frozenset({
     "update_precisions", "deq_precision", "default_precisions", "asymmetric_quantization",
     "asymmetric_weights", "restrictions", "transformations", "params", "common_optimizations", "isa",
+    "inference_precision", "callbacks",
 })
 
 # Op types a restriction may name: those LPT's transformations root on (tests keep this in
@@ -56,6 +60,7 @@ FIXED_PARAMS = {"support_3d_tensor_on_activations": (True, "lpt always transform
 MAX_CONFIG_BYTES = 1 << 20
 MAX_CONFIG_DEPTH = 16
 DEQ_PRECISIONS = (f32, f16)  # FORMAT.md: dequantization math runs in f32 or f16
+INFERENCE_PRECISIONS = (f32, f16)  # the plugin's INFERENCE_PRECISION_HINT as its pre-LPT step applies it
 
 
 class ConfigError(LptError):
@@ -97,9 +102,16 @@ class Config:
     disable: tuple[str, ...] = ()
     enable: tuple[str, ...] = ()  # on-demand passes (registry.ON_DEMAND) run besides the standard ones
     params: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
-    # The plugin's optimizations before LPT (lpt_cli/lpt/common_optimizations): on in the plugin profiles,
-    # off for LPT alone (OpenVINO's LPT unit tests, the reference cases).
-    common_optimizations: bool = False
+    # Whose optimizations run before LPT (lpt_cli/lpt/common_optimizations, registry.PRE_LPT_LISTS:
+    # cpu, gpu, gpu-xmx): set in the plugin profiles; None for LPT alone (OpenVINO's LPT unit
+    # tests, the reference cases). A config file's `true` is the CPU plugin's (what it always was).
+    common_optimizations: str | None = None
+    # The precision the plugin converts the model's f32 values to before LPT (ConvertPrecision in
+    # its pre-LPT step): f16 for the GPU plugin by default, f32 for the CPU plugin unless an f16
+    # INFERENCE_PRECISION_HINT asks otherwise.
+    inference_precision: ElementType = f32
+    # The plugin's callbacks on LPT's own passes (registry.CALLBACK_SETS: gpu), None: no callbacks.
+    callbacks: str | None = None
     # The oneDNN ISA the CPU plugin runs with (lpt_cli/isa.py): the report applies the plugin's
     # kernel rules for it. None: not a CPU plugin config, no kernel rules.
     isa: str | None = None
@@ -149,8 +161,10 @@ def config_from_dict(d: Any, *, name: str = "config") -> Config:
         disable=disable,
         enable=enable,
         params=MappingProxyType(dict(params)),
-        common_optimizations=_bool(d, "common_optimizations", False, name),
+        common_optimizations=_pre_lpt(d.get("common_optimizations", False), name),
         isa=_isa(d.get("isa"), name),
+        inference_precision=_inference_precision(d, name),
+        callbacks=_named(d.get("callbacks"), name, "callbacks", registry.CALLBACK_SETS),
     )
     if only == ():  # said once the whole config is valid: a warning never precedes an error
         warnings.warn(f"{name}: transformations.only is empty: LPT runs no transformation (markup only)",
@@ -244,11 +258,29 @@ def resolve_profile(name: str, cpuinfo: str | None = None, environ: Mapping[str,
 
 
 _CPU_TEMPLATE = "cpu-plugin.yaml"
+_GPU_TEMPLATE = "gpu-plugin.yaml"
+
+# The GPU profiles: the GPU plugin's template for a GPU without XMX (`gpu`) and with XMX
+# (`gpu-xmx`, device_info.supports_immad). A GPU cannot be detected here (no OpenCL or Level Zero
+# query), so there is no `gpu` resolving the way `cpu` does.
+_GPU_PROFILES = {
+    "gpu": {
+        "device": "without XMX (supports_immad false: DP4A/IMAD only)", "pre_lpt": "gpu", "pre_lpt_why": "",
+        "reshape_ignore": "false", "reshape_ignore_why": "LayerTransformation::Params' default on GPUs without XMX"},
+    "gpu-xmx": {
+        "device": "with XMX (supports_immad: oneDNN kernels)", "pre_lpt": "gpu-xmx",
+        "pre_lpt_why": ": AvgPool over the whole spatial extent becomes ReduceMean, weights zero points stay u8/i8",
+        "reshape_ignore": "true",
+        "reshape_ignore_why": "reshapeIgnorePerTensorQuantizationCheck, set when device_info.supports_immad"},
+}
 
 
 def profile_text(name: str) -> str:
     """The YAML of a built-in profile as shipped (`cpu` is not a file: it resolves at load time).
-    A CPU profile is the CPU plugin's template with the ISA rules' answers for its ISA."""
+    A CPU profile is the CPU plugin's template with the ISA rules' answers for its ISA, a GPU
+    profile the GPU plugin's template for a GPU without or with XMX."""
+    if name in _GPU_PROFILES:
+        return Template((PROFILES_DIR / _GPU_TEMPLATE).read_text(encoding="utf-8")).substitute(_GPU_PROFILES[name])
     profile = cpu_isa.CPU_PROFILE.get(name)
     if profile is None:
         return (PROFILES_DIR / f"{name}.yaml").read_text(encoding="utf-8")
@@ -283,7 +315,11 @@ def profile_summary(name: str) -> str:
 _SUMMARIES = {
     "default": "LPT's library defaults: u8/i8 everywhere, no restrictions, no plugin optimizations",
     "cpu": "the Intel CPU plugin on this machine: the CPU profile its flags and ONEDNN_MAX_CPU_ISA give",
-    "gpu": "the Intel GPU plugin's restrictions",
+    "gpu": ("the Intel GPU plugin on a GPU without XMX (DP4A only: Iris Xe, UHD of Tiger Lake and later, "
+            "Meteor Lake's Arc iGPU): its pre-LPT step in f16, its LPT callbacks; from its source, untested on hardware"),
+    "gpu-xmx": ("the Intel GPU plugin on a GPU with XMX (oneDNN, supports_immad: Arc A/B discrete, Lunar Lake, "
+                "Data Center Max): as gpu, plus AvgPool -> ReduceMean, zero points kept, Reshape ignores per-tensor "
+                "checks; from its source, untested on hardware"),
 }
 
 
@@ -373,6 +409,30 @@ def _isa(value: Any, name: str) -> str | None:
         raise ConfigError(f"{name}: isa: {clip(repr(value))} is not a oneDNN ISA "
                           f"(expected one of {', '.join(cpu_isa.BY_NAME)})")
     return value
+
+
+def _named(value: Any, name: str, key: str, known: tuple[str, ...]) -> str | None:
+    """One of `known` names, or None when the key is absent."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or value not in known:
+        raise ConfigError(f"{name}: {key}: {clip(repr(value))} is not known (expected one of {', '.join(known)})")
+    return value
+
+
+def _pre_lpt(value: Any, name: str) -> str | None:
+    """`common_optimizations`: a plugin's pre-LPT list by name; `true` is the CPU plugin's, `false` none."""
+    if isinstance(value, bool):
+        return "cpu" if value else None
+    return _named(value, name, "common_optimizations", registry.PRE_LPT_LISTS)
+
+
+def _inference_precision(d: Mapping[str, Any], name: str) -> ElementType:
+    precision = _type(d.get("inference_precision", "f32"), name, "inference_precision", INFERENCE_PRECISIONS)
+    if precision != f32 and not _pre_lpt(d.get("common_optimizations", False), name):
+        raise ConfigError(f"{name}: inference_precision: {precision.name} is applied by the plugin's pre-LPT step: "
+                          "it needs common_optimizations (cpu, gpu or gpu-xmx)")
+    return precision
 
 
 def _op_entries(value: Any, name: str, key: str, keys: tuple[str, ...] = ("op", "ports")) -> list[Mapping[str, Any]]:

@@ -7,11 +7,18 @@ a pass for an op type the model lacks is never imported.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from .transformation import Transformation
 
 PACKAGE = "lpt_cli.lpt.transformations"
+
+# The plugins' pre-LPT steps a config may name (`common_optimizations`; lpt_cli/lpt/common_optimizations
+# builds each list) and the plugins' callbacks on LPT's passes (`callbacks`; lpt_cli/lpt/callbacks).
+# Names only: validating a config imports neither.
+PRE_LPT_LISTS = ("cpu", "gpu", "gpu-xmx")
+CALLBACK_SETS = ("gpu",)
 
 
 @dataclass(frozen=True)
@@ -111,6 +118,13 @@ def op_types(name: str) -> tuple[str, ...]:
     """The op types the pass `name` roots on, without importing it: a step imports only the
     passes for types its graph holds (most models use a third of them)."""
     return _OP_TYPES[name]
+
+
+def load_callbacks(name: str) -> Mapping[str, Callable[..., str | None]]:
+    """The plugin callback set `name` (CALLBACK_SETS): pass name -> `(node, config) -> reason | None`."""
+    module = importlib.import_module(f"lpt_cli.lpt.callbacks.{name.replace('-', '_')}")
+    callbacks: Mapping[str, Callable[..., str | None]] = module.CALLBACKS
+    return callbacks
 
 
 def load(name: str) -> type[Transformation]:

@@ -5,6 +5,9 @@ without restrictions nothing but AvgPool is ever precision-preserved).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from ...ir import Graph, Node
 from ...ir.eltypes import ElementType
 from ...ir.op_facts import Fact, ops_with
@@ -38,10 +41,14 @@ def _disable_all(node: Node) -> None:
         slot.annotations.setdefault(PRECISIONS, PrecisionsAttribute([]))
 
 
-def markup_precisions(graph: Graph, config: Config) -> None:
+def markup_precisions(graph: Graph, config: Config, skip: Callable[[Node, Any], str | None] | None = None) -> None:
+    """Marks every node; `skip` is the plugin's callback (transformation_callback): a node it
+    names is left without any mark, not even the not-quantizable one."""
     restricted = {r.op for r in config.precision_restrictions}
     for node in ordered_ops(graph):
         if not node.inputs:
+            continue
+        if skip is not None and skip(node, config) is not None:
             continue
         if node.type not in LPT_OPS or not can_be_transformed(node, config.default_precisions):
             _apply(node, {0: ()})
