@@ -12,7 +12,8 @@ runtime and lowp dialects; the original and lpt's runtime output are compiled by
             tokens); bit-exact for a model without FakeQuantize (weight-only compressed: no LPT)
   lowp      in lpt's lowp output (read back) those layers take u8/i8, directly or through a
             zero-point Subtract
-  report    `lpt report` predicts exactly the weightable layers the plugin runs in INT8
+  report    `lpt report` predicts exactly the weightable layers the plugin runs in INT8, and as
+            many recurrent cells on integers (a bidirectional sequence is two)
   size      the output .bin is at most 1.1x the input's
 """
 from __future__ import annotations
@@ -36,6 +37,7 @@ from lpt_cli.lpt.engine.config import load_config
 from lpt_cli.lpt.engine.pipeline import run_pipeline
 from lpt_cli.reports.analyze import analyze
 from lpt_cli.reports.topology import (
+    RECURRENT,
     WEIGHTABLE,
     by_name,
     find_twin,
@@ -110,8 +112,12 @@ def check_model(name: str, folder: Path, work: Path) -> Row:
         report = analyze(xml, config).report
         low = {r.name for r in report.layers if r.type in WEIGHTABLE and r.status == "low-precision"}
         missing, extra = sorted(plugin_int8 - low), sorted((low & seen) - plugin_int8)
-        ok = not missing and not extra
-        return ok, "" if ok else f"missing {len(missing)} {missing[:2]}, extra {len(extra)} {extra[:2]}"
+        cells = sum(2 if source.find(r.name).attrs.get("direction") == "bidirectional" else 1
+                    for r in report.layers if r.type in RECURRENT and r.status == "low-precision")
+        plugin_cells = parity.int8_recurrent_cells(original.layers)
+        ok = not missing and not extra and cells == plugin_cells
+        recurrent = "" if cells == plugin_cells else f", {cells} recurrent cells on integers, the plugin {plugin_cells}"
+        return ok, "" if ok else f"missing {len(missing)} {missing[:2]}, extra {len(extra)} {extra[:2]}{recurrent}"
 
     row.guarded("report", predicted)
     runtime_xml, lowp_xml = work / f"{name}.runtime.xml", work / f"{name}.lowp.xml"

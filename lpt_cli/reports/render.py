@@ -4,6 +4,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Sequence
 
 from rich import box
 from rich.console import Console
@@ -53,7 +54,7 @@ def render_csv(report: Report) -> str:
     return out.getvalue()
 
 
-def summary_lines(s: Summary) -> list[str]:
+def summary_lines(s: Summary, rows: Sequence[LayerRow] = ()) -> list[str]:
     statuses = ", ".join(f"{k} {v}" for k, v in s.by_status.items())
     lines = [
         f"profile: {s.profile}",
@@ -74,8 +75,17 @@ def summary_lines(s: Summary) -> list[str]:
         lines.append(f"weight-compressed (no FakeQuantize): {sum(s.weight_compressed.values())} weightable layers "
                      f"keep compressed weights ({kinds}) for the plugin's kernels; activations stay float")
     if s.reasons:
-        lines.append("reasons: " + ", ".join(f"{k} {v}" for k, v in sorted(s.reasons.items())))
+        lines.append("reasons: " + ", ".join(f"{k} {v}" + _which_ops(k, rows) for k, v in sorted(s.reasons.items())))
     return lines
+
+
+def _which_ops(code: str, rows: Sequence[LayerRow]) -> str:
+    """`op_not_supported` names the op types (`(GRUCell, Softmax)`): an op LPT has no
+    transformation for is a fact about the op, not about one layer."""
+    if code != "op_not_supported":
+        return ""
+    types = sorted({row.type for row in rows if row.reason is not None and row.reason.code == code})
+    return f" ({', '.join(types)})" if types else ""
 
 
 def render_table(report: Report, width: int | None = None) -> str:
@@ -113,14 +123,14 @@ def render_table(report: Report, width: int | None = None) -> str:
     buffer = io.StringIO()
     console = Console(file=buffer, width=width, color_system=None, highlight=False)
     console.print(table)
-    for line in summary_lines(report.summary):
+    for line in summary_lines(report.summary, report.layers):
         console.print(line, markup=False)
     return buffer.getvalue()
 
 
 def render_markdown(report: Report) -> str:
     lines = [f"# LPT report: `{report.model}`", ""]
-    lines += [f"- {markdown_cell(line)}" for line in summary_lines(report.summary)]
+    lines += [f"- {markdown_cell(line)}" for line in summary_lines(report.summary, report.layers)]
     lines += ["", "| layer | type | inputs | output | status | reason | transformation | MACs |",
               "|---|---|---|---|---|---|---|---|"]
     for row in report.layers:

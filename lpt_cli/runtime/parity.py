@@ -16,9 +16,10 @@ import numpy as np
 from .layers import RuntimeLayer
 
 # Runtime layer types that carry weights (the plugin turns a MatMul on constant weights
-# into FullyConnected, a weight-compressed one into FullyConnectedCompressed).
+# into FullyConnected, a weight-compressed one into FullyConnectedCompressed, an LSTM/GRU
+# sequence into RNNSeq: u8 `ref_any_I8` when it folded the dequantizations in front).
 WEIGHTABLE_KERNELS = frozenset({"Convolution", "GroupConvolution", "Deconvolution", "FullyConnected", "MatMul",
-                                "FullyConnectedCompressed"})
+                                "FullyConnectedCompressed", "RNNSeq"})
 # Names OpenVINO generated (`Multiply_42810` for a convolution a converter folded a Multiply
 # into): no user knows them and the plugin renumbers them, so `lost_names` skips them.
 _AUTO_NAME = re.compile(r"^[A-Z][A-Za-z0-9]*_\d+$")
@@ -37,6 +38,12 @@ def int8_weightable(layers: Iterable[RuntimeLayer]) -> list[RuntimeLayer]:
     FullyConnected reports u8/u4 weights but computes in f32: the precision alone does not tell."""
     return [layer for layer in layers if layer.layer_type in (*WEIGHTABLE_KERNELS, "Subgraph")
             and layer.primitive.lower().endswith(("_i8", "_u8"))]
+
+
+def int8_recurrent_cells(layers: Iterable[RuntimeLayer]) -> int:
+    """How many recurrent cells (RNNSeq) the plugin runs on integers. It names them after none
+    of the IR's layers (it splits a bidirectional sequence in two), so they are counted."""
+    return sum(1 for layer in layers if layer.layer_type == "RNNSeq" and layer.primitive.lower().endswith(("_i8", "_u8")))
 
 
 def ir_layer(layer: RuntimeLayer, weightable: set[str]) -> str | None:
