@@ -13,7 +13,8 @@ lpt runs in-process in a worker (click's CliRunner, 30 s alarm); OpenVINO reads 
 models in a persistent child process per worker, so a segfault there is a result, not a crash.
 A run is:
   ok          exit 0, and OpenVINO reads and compiles the output (or rejects the mutated
-              input too: `ok, input invalid`)
+              input too: `ok, input invalid`); stderr empty but for `lpt: warning: ...`
+              lines (a config whose `only` list runs nothing)
   clean error exit 2 with exactly one stderr line `lpt: error: ...`
   DEFECT      anything else: exit 1, a traceback, a hang, more than one stderr line, stderr
               noise on success, output left behind on error, the input changed, or an output
@@ -640,7 +641,7 @@ def run_one(args: tuple[int, int, bool, str]) -> dict[str, Any]:
                 cls, why = "DEFECT", f"error line of {len(lines[0])} characters"
         elif code == 0:
             cls = "ok"
-            if lines:
+            if any(not line.startswith("lpt: warning: ") for line in lines):
                 cls, why = "DEFECT", f"stderr on success: {stderr[:300]!r}"
             else:
                 out_why = _CHECKER.check(out)

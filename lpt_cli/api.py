@@ -1,4 +1,4 @@
-"""The Python API: what `lpt transform` and `lpt report` do, callable from a notebook or a script.
+"""The Python API: what the `lpt` commands do, callable from a notebook or a script.
 
 A model is an IR path or an in-memory `openvino.Model` (what `nncf.quantize` returns). lpt's
 pipeline works on its own graph read from IR files, so an in-memory model goes through a
@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -26,6 +26,7 @@ from .ir.reader import read_ir
 from .ir.writer import write_ir
 from .lpt.engine.config import Config, load_config
 from .lpt.engine.pipeline import PipelineResult, run_pipeline
+from .outputs import all_or_nothing, prepare_output
 
 if TYPE_CHECKING:  # the report modules load in the functions that use them: `lpt transform` skips them
     import openvino
@@ -34,7 +35,9 @@ if TYPE_CHECKING:  # the report modules load in the functions that use them: `lp
     from .reports.analyze import Analysis
     from .reports.diff import Diff
     from .reports.model import Report
+    from .runtime.bench import BenchResult
     from .runtime.check import CheckInputs, CheckResult
+    from .runtime.compare_outputs import OutputVerdict
 
 ModelLike = Union[str, "os.PathLike[str]", "openvino.Model"]
 ConfigLike = Union[str, "os.PathLike[str]", Config]
@@ -94,7 +97,10 @@ def transform_file(model: ModelLike, output: str | os.PathLike[str], config: Con
     sizes dynamic dimensions, as for `report`, else batch 1, 224x224 images, 128-long sequences):
     when an output differs by more than 1e-5 of its max, or the plugin runs the original but not
     the output, the output is removed and CheckFailed raised (its `check` has every output's
-    error); when the plugin does not run the original, an LptError."""
+    error); when the plugin does not run the original, an LptError.
+
+    The output path is checked and its folder created before the model is read (an LptError
+    when it cannot be written); a run that fails or is interrupted removes the folders it made."""
     import gc
 
     from . import __version__
@@ -103,36 +109,41 @@ def transform_file(model: ModelLike, output: str | os.PathLike[str], config: Con
     from .reports.analyze import require_not_transformed
 
     output = Path(output)
-    if output.suffix.lower() != ".xml":
-        raise LptError(f"{output}: the output must be an .xml path (the .bin is written beside it)")
     if dialect not in DIALECTS:
         raise LptError(f"dialect {dialect!r}: expected one of {', '.join(DIALECTS)}")
     if check and dialect != "runtime":
         raise LptError(f"check=True runs the output on the CPU plugin, which cannot load the {dialect} dialect: "
                        "check the runtime dialect (the same LPT result)")
     resolved = resolve_config(config)  # a bad config fails before a large model is read
-    show = progress or (lambda _step: None)
-    with model_file(model) as xml:
-        label = model_name(model)
-        show("reading")
-        graph = read_ir(xml)
-        if freeze_collector:
-            gc.freeze()
-        require_not_transformed(graph, xml)
-        inputs = None
-        if check:  # a bad shape fails before the work
-            show("check: making inputs")
-            inputs = _check_inputs(xml, label, shape, seed)
-        types_in = Counter(node.type for node in graph)
-        original = copy_graph(graph) if keep_original else None
-        result = run_pipeline(graph, resolved, progress=progress, on_step=on_step)
-        show("writing")
-        stamp(graph, version=__version__, dialect=dialect, config=resolved.name)
-        written = write_ir(graph, output, dialect=dialect, protect=[xml, xml.with_suffix(".bin")])
-        done = Transformed(output, resolved.name, types_in, graph, result, written, original)
-        if inputs is not None:
-            done = replace(done, check=_checked(done, inputs, xml, label, show))
-    return done
+    if check and resolved.inference_precision.name != "f32":
+        raise LptError(f"check=True compares on this machine's CPU in f32; config {resolved.name} converts the model "
+                       f"to {resolved.inference_precision.name} before LPT, as its plugin does: compare on that device "
+                       "with `lpt verify -d GPU` instead")
+    protect = [Path(model), Path(model).with_suffix(".bin")] if _is_path(model) else []
+    with all_or_nothing() as run:  # a failed or interrupted run takes away the folder it made
+        run.folders += prepare_output(output, protect)  # before a large model is read
+        show = progress or (lambda _step: None)
+        with model_file(model) as xml:
+            label = model_name(model)
+            show("reading")
+            graph = read_ir(xml)
+            if freeze_collector:
+                gc.freeze()
+            require_not_transformed(graph, xml)
+            inputs = None
+            if check:  # a bad shape fails before the work
+                show("check: making inputs")
+                inputs = _check_inputs(xml, label, shape, seed)
+            types_in = Counter(node.type for node in graph)
+            original = copy_graph(graph) if keep_original else None
+            result = run_pipeline(graph, resolved, progress=progress, on_step=on_step)
+            show("writing")
+            stamp(graph, version=__version__, dialect=dialect, config=resolved.name)
+            written = write_ir(graph, output, dialect=dialect, protect=[xml, xml.with_suffix(".bin")])
+            done = Transformed(output, resolved.name, types_in, graph, result, written, original)
+            if inputs is not None:
+                done = replace(done, check=_checked(done, inputs, xml, label, show))
+        return done
 
 
 def _check_inputs(xml: Path, label: str, shape: ShapeLike | None, seed: int) -> CheckInputs:
@@ -187,6 +198,144 @@ def diff(a: ModelLike, b: ModelLike | None = None, config: ConfigLike = "cpu",
         return model_name(model) if two_models else named
 
     return diff_reports(report(a, config), report(b_model, b_config), label(a, config), label(b_model, b_config))
+
+
+@dataclass(frozen=True)
+class Verified:
+    """One `verify` run: every output of lpt's model against the original's and both against the
+    exact FakeQuantize math, on the same inputs."""
+
+    device: str
+    precision_hint: str  # INFERENCE_PRECISION_HINT of both compiles
+    inputs: str  # where the inputs came from: "random inputs, seed 0" or "inputs from FILE"
+    notes: tuple[str, ...]  # dynamic dimensions sized by default (`lpt verify` says them on stderr)
+    atol: float
+    rtol: float
+    outputs: tuple[OutputVerdict, ...]
+
+    @property
+    def passed(self) -> bool:
+        """No output changed beyond the plugin's own rounding (`lpt verify` exits 3 otherwise)."""
+        from .runtime.compare_outputs import CHANGED
+
+        return all(v.verdict != CHANGED for v in self.outputs)
+
+
+def verify(model: ModelLike, config: ConfigLike = "cpu", *, inputs: str | os.PathLike[str] | None = None,
+           shape: ShapeLike | None = None, atol: float = 1e-2, rtol: float = 1e-2, seed: int = 0,
+           device: str = "CPU", precision_hint: str = "f32") -> Verified:
+    """`model` and its LPT-transformed version (runtime dialect) compiled on `device` and run on
+    the same inputs: an .npz file `inputs` (an array per input name), else seeded random
+    tensors (`shape` sizes dynamic dimensions, else batch 1, 224x224 images, 128-long
+    sequences; a mask input gets ones then zeros). Both are also measured against the exact
+    FakeQuantize math (every FakeQuantize as float ops, run without LPT), which tells rounding
+    of the plugin's own size from a changed model. What `lpt verify` prints."""
+    from .reports.analyze import analyze, write_runtime_model
+    from .runtime.compare_outputs import output_verdicts
+    from .runtime.compile import compile_model
+    from .runtime.inputs import infer, load_inputs, random_inputs
+
+    resolved = resolve_config(config)
+    with model_file(model) as xml, tempfile.TemporaryDirectory(prefix="lpt-verify-") as tmp:
+        found = analyze(xml, resolved)
+        original = compile_model(xml, device, precision_hint=precision_hint)
+        notes: list[str] = []
+        shapes = {name: tuple(dims) for name, dims in (shape or {}).items()}
+        arrays = (load_inputs(Path(inputs), original) if inputs is not None
+                  else random_inputs(original, seed, shapes, notes))
+        transformed = compile_model(write_runtime_model(found, tmp, xml), device, precision_hint=precision_hint)
+        if len(transformed.outputs) != len(original.outputs):
+            raise LptError(f"{model_name(model)}: the transformed model has {len(transformed.outputs)} outputs, "
+                           f"the original {len(original.outputs)}")
+        names = [o.get_any_name() if o.get_names() else f"output{i}" for i, o in enumerate(original.outputs)]
+        reference = infer(original, arrays)
+        exact = reference  # without a FakeQuantize the plugin runs no LPT: the original is exact
+        if any(node.type == "FakeQuantize" for node in found.before):
+            exact = infer(compile_model(_exact_model(xml, Path(tmp)), device, precision_hint=precision_hint), arrays)
+        verdicts = output_verdicts(names, reference, infer(transformed, arrays), exact, atol, rtol)
+    source = f"inputs from {os.fspath(inputs)}" if inputs is not None else f"random inputs, seed {seed}"
+    return Verified(device, precision_hint, source, tuple(notes), atol, rtol, tuple(verdicts))
+
+
+def _exact_model(model: Path, folder: Path) -> Path:
+    """The exact FakeQuantize reference of `model`, written into `folder`/exact."""
+    from .runtime.convert import read_model, serialize
+    from .runtime.reference import exact_fake_quantize
+
+    (folder / "exact").mkdir()
+    return serialize(exact_fake_quantize(read_model(model)), folder / "exact")
+
+
+@dataclass(frozen=True)
+class Timed:
+    """One model's timing in `benchmark`, and how the device ran it."""
+
+    stats: BenchResult  # throughput, min, median with its 95% interval, p90, iterations
+    inference_precision: str  # what the device computes float layers in
+    int8_kernels: int  # layers the device ran with INT8 kernels
+
+
+@dataclass(frozen=True)
+class Benchmarked:
+    """One `benchmark` run: the models measured round robin on `device`, by row label
+    (lpt_cli.runtime.ORIGINAL, TRANSFORMED, FP32); Ctrl-C ends it early (`interrupted`)
+    with the models measured so far."""
+
+    device: str
+    api: str  # sync or async
+    hint: str  # PERFORMANCE_HINT
+    seconds: float  # asked for, per model
+    models: dict[str, Timed]
+    interrupted: bool
+
+
+def benchmark(model: ModelLike, config: ConfigLike = "cpu", *, fp32: ModelLike | None = None, device: str = "CPU",
+              seconds: float = 5.0, api: str = "sync", nireq: int | None = None, hint: str | None = None,
+              precision_hint: str = "f32", tick: Callable[[float], None] | None = None) -> Benchmarked:
+    """Throughput and latency of `model`, its LPT-transformed version and `fp32` (the float model
+    it was quantized from, checked to have its inputs, outputs and weightable layers), in
+    benchmark_app's modes (`api` sync or async with `nireq` requests, default the device's
+    optimum; `hint` PERFORMANCE_HINT, default latency with sync, throughput with async).
+    `tick(fraction)` follows the measurement. What `lpt benchmark` prints."""
+    from .reports.analyze import analyze, write_runtime_model
+    from .runtime import BENCH_APIS, FP32, ORIGINAL, TRANSFORMED
+    from .runtime.bench import measure
+    from .runtime.compile import compile_model, inference_precision
+    from .runtime.device import require_device
+    from .runtime.inputs import random_inputs
+    from .runtime.interface import require_same_interface
+    from .runtime.layers import int8_kernels
+
+    if api not in BENCH_APIS:
+        raise LptError(f"api {api!r}: expected one of {', '.join(BENCH_APIS)}")
+    if nireq is not None and api == "sync":
+        raise LptError("--nireq: needs --api async (sync runs one request at a time)")
+    hint = hint or ("latency" if api == "sync" else "throughput")
+    resolved = resolve_config(config)
+    require_device(device)
+    with model_file(model) as xml, _optional_file(fp32) as fp32_xml, \
+            tempfile.TemporaryDirectory(prefix="lpt-benchmark-") as tmp:
+        if fp32_xml is not None:
+            require_same_interface(xml, fp32_xml)
+        paths = {ORIGINAL: xml, TRANSFORMED: write_runtime_model(analyze(xml, resolved), tmp, xml)}
+        if fp32_xml is not None:
+            paths[FP32] = fp32_xml
+        compiled = {label: compile_model(path, device, precision_hint=precision_hint, performance_hint=hint)
+                    for label, path in paths.items()}
+    measured = measure(compiled, random_inputs(compiled[ORIGINAL], 0), seconds, api=api, nireq=nireq or 0, tick=tick)
+    models = {label: Timed(stats, inference_precision(compiled[label]), int8_kernels(compiled[label]))
+              for label, stats in measured.results.items()}
+    return Benchmarked(device, api, hint, seconds, models, measured.interrupted)
+
+
+@contextmanager
+def _optional_file(model: ModelLike | None) -> Iterator[Path | None]:
+    """model_file(model), or None for no model."""
+    if model is None:
+        yield None
+        return
+    with model_file(model) as xml:
+        yield xml
 
 
 def analysis(model: ModelLike, config: ConfigLike = "cpu", shape: ShapeLike | None = None) -> Analysis:

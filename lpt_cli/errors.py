@@ -14,6 +14,10 @@ class LptError(Exception):
     exit_code = 2
 
 
+class LptWarning(UserWarning):
+    """Input that is valid but likely not what was meant; the CLI prints `lpt: warning: ...`."""
+
+
 class IRReadError(LptError):
     """An IR file is malformed or unsupported; the message names the file and the layer."""
 

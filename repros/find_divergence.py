@@ -20,6 +20,7 @@ import argparse
 import json
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -77,6 +78,40 @@ def model_inputs(xml: Path, model: ov.Model, seed: int) -> dict[str, np.ndarray]
             for p in model.inputs}
 
 
+def reduce(xml: Path, *, config: str = "cpu", types: frozenset[str] = frozenset(), tol: float = 1e-5, seed: int = 0,
+           scan: bool = False, log: Callable[[str], None] = print) -> list[tuple[ov.Node, float]]:
+    """The diverging cuts of the model at `xml` and their errors: with `scan` every candidate above `tol`, else
+    the first by bisection (assuming an error, once there, stays downstream; within `tol` if no cut diverges)."""
+    model = ov.Core().read_model(xml)
+    feed = model_inputs(xml, model, seed)
+    ops = quantized_candidates(model, set(types))
+    log(f"{len(ops)} candidates downstream of a FakeQuantize")
+    with tempfile.TemporaryDirectory() as tmp:
+        def err(op: ov.Node) -> float:
+            return error_at(model, op, feed, Path(tmp), config)
+
+        if scan:
+            found = []
+            for op in ops:
+                error = err(op)
+                if error > tol:
+                    log(f"{op.get_type_name()} {op.get_friendly_name()}: {error:.1e}")
+                    found.append((op, error))
+            return found
+        if not ops:
+            return []
+        lo, hi = 0, len(ops) - 1
+        while lo < hi:
+            mid = (lo + hi) // 2
+            error = err(ops[mid])
+            log(f"[{lo},{hi}] {ops[mid].get_type_name()} {ops[mid].get_friendly_name()}: {error:.1e}")
+            if error > tol:
+                hi = mid
+            else:
+                lo = mid + 1
+        return [(ops[lo], err(ops[lo]))]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("xml", type=Path)
@@ -86,30 +121,11 @@ def main() -> int:
     parser.add_argument("--tol", type=float, default=1e-5)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    model = ov.Core().read_model(args.xml)
-    feed = model_inputs(args.xml, model, args.seed)
-    ops = quantized_candidates(model, set(filter(None, args.types.split(","))))
-    print(f"{len(ops)} candidates downstream of a FakeQuantize", flush=True)
-    with tempfile.TemporaryDirectory() as tmp:
-        def err(op: ov.Node) -> float:
-            return error_at(model, op, feed, Path(tmp), args.config)
-
-        if args.scan:
-            for op in ops:
-                error = err(op)
-                if error > args.tol:
-                    print(f"{op.get_type_name()} {op.get_friendly_name()}: {error:.1e}", flush=True)
-            return 0
-        lo, hi = 0, len(ops) - 1
-        while lo < hi:
-            mid = (lo + hi) // 2
-            error = err(ops[mid])
-            print(f"[{lo},{hi}] {ops[mid].get_type_name()} {ops[mid].get_friendly_name()}: {error:.1e}", flush=True)
-            if error > args.tol:
-                hi = mid
-            else:
-                lo = mid + 1
-        print(f"first diverging: {ops[lo].get_type_name()} {ops[lo].get_friendly_name()} ({err(ops[lo]):.1e})")
+    found = reduce(args.xml, config=args.config, types=frozenset(filter(None, args.types.split(","))), tol=args.tol,
+                   seed=args.seed, scan=args.scan, log=lambda line: print(line, flush=True))
+    if found and not args.scan:
+        op, error = found[0]
+        print(f"first diverging: {op.get_type_name()} {op.get_friendly_name()} ({error:.1e})")
     return 0
 
 

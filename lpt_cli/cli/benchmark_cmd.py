@@ -2,34 +2,43 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
-from ..errors import LptError
-from ..runtime import BENCH_APIS, PRECISION_HINTS, SLICE_SECONDS
+from ..runtime import BENCH_APIS, FP32, ORIGINAL, PRECISION_HINTS, SLICE_SECONDS, TRANSFORMED
+from .options import config_option, debug_option
 from .paths import check_model
 
 if TYPE_CHECKING:
-    from openvino import CompiledModel
-
-    from ..runtime.bench import BenchResult, Measured
-
-ORIGINAL, TRANSFORMED, FP32 = "original (FakeQuantize)", "lpt-transformed", "fp32 reference"
+    from ..runtime.bench import BenchResult
 EPILOG = """\b
+Examples:
+  lpt benchmark model.xml                   # original and transformed, 5 s
+  lpt benchmark model.xml --fp32 model_fp32.xml -t 10
+  lpt benchmark model.xml --api async --hint throughput
+
+\b
 Modes (as benchmark_app):
-  --api sync   one request at a time; latency is each call's wall time (default)
-  --api async  --nireq requests in flight (default: the device's optimal number)
-  --hint       PERFORMANCE_HINT: latency (default with sync) or throughput (with async)
-The models are measured round robin in short slices until each had --time seconds, after a
-warm-up, so load from other processes hits all of them alike. Ctrl-C prints what was measured.
+  --api sync   one request at a time; latency is each call's wall time
+               (default)
+  --api async  --nireq requests in flight (default: the device's optimal
+               number)
+  --hint       PERFORMANCE_HINT: latency (default with sync) or throughput
+               (with async)
+The models are measured round robin in short slices until each had --time
+seconds, after a warm-up, so load from other processes hits all of them
+alike. Ctrl-C prints what was measured.
 
 \b
 Exit codes:
   0    measured
-  2    bad input: unreadable model or config, --fp32 not the float model of MODEL,
-       device not available here, a model does not compile
+  1    internal error (a bug in lpt)
+  2    bad input: unreadable model or config, --fp32 not the float model of
+       MODEL, device not available here, a model does not compile
   130  interrupted (Ctrl-C); the rows measured so far are printed
 """
 # Two-line headers of the turned table (one column per model), for 80-column terminals.
@@ -39,8 +48,7 @@ _SHORT = {ORIGINAL: "original\n(FakeQuantize)", TRANSFORMED: "lpt-\ntransformed"
 @click.command("benchmark", epilog=EPILOG,
                short_help="Throughput and latency of MODEL, its LPT-transformed version and an FP32 reference.")
 @click.argument("model", type=click.Path(path_type=Path))
-@click.option("--config", "config_spec", default="cpu", show_default=True,
-              help="Built-in profile (default, cpu, cpu-vnni, cpu-amx, gpu) or a YAML config file.")
+@config_option()
 @click.option("-d", "--device", default="CPU", show_default=True, help="CPU, GPU or AUTO.")
 @click.option("--fp32", "fp32_model", type=click.Path(path_type=Path),
               help="The FP32 model MODEL was quantized from, measured as the reference.")
@@ -54,6 +62,7 @@ _SHORT = {ORIGINAL: "original\n(FakeQuantize)", TRANSFORMED: "lpt-\ntransformed"
               help="PERFORMANCE_HINT (default: latency with sync, throughput with async).")
 @click.option("--precision-hint", type=click.Choice(PRECISION_HINTS), default="f32", show_default=True,
               help="INFERENCE_PRECISION_HINT (float layers); f32 keeps results comparable across CPUs.")
+@debug_option
 def benchmark(model: Path, config_spec: str, device: str, fp32_model: Path | None, seconds: float, api: str,
               nireq: int | None, hint: str | None, precision_hint: str) -> None:
     """Throughput and latency of MODEL (FakeQuantize), its LPT-transformed version and an FP32 reference.
@@ -61,69 +70,54 @@ def benchmark(model: Path, config_spec: str, device: str, fp32_model: Path | Non
     The spread is shown (min, median with its 95% confidence interval, p90): medians whose
     intervals overlap are not a measured difference. A progress bar goes to stderr.
     """
-    import tempfile
-
-    from ..lpt.engine.config import load_config  # imported here: `lpt --help` loads no command's stack
-    from ..reports.analyze import analyze, write_runtime_model
-    from ..runtime.compile import compile_model
-    from ..runtime.device import require_device
+    from ..api import benchmark as run_benchmark  # imported here: `lpt --help` loads no command's stack
     from ..text import terminal_width
-    from ..runtime.interface import require_same_interface
 
-    if nireq is not None and api == "sync":
-        raise LptError("--nireq: needs --api async (sync runs one request at a time)")
-    hint = hint or ("latency" if api == "sync" else "throughput")
     check_model(model)
     if fp32_model is not None:
         check_model(fp32_model)
-    require_device(device)
-    if fp32_model is not None:
-        require_same_interface(model, fp32_model)
     try:
-        analysis = analyze(model, load_config(config_spec))
-        with tempfile.TemporaryDirectory(prefix="lpt-benchmark-") as tmp:
-            paths = {ORIGINAL: model, TRANSFORMED: write_runtime_model(analysis, tmp, model)}
-            if fp32_model is not None:
-                paths[FP32] = fp32_model
-            compiled = {label: compile_model(path, device, precision_hint=precision_hint, performance_hint=hint)
-                        for label, path in paths.items()}
-        measured = _measure(compiled, seconds, api, nireq or 0)
+        with _progress_bar() as tick:
+            done = run_benchmark(model, config_spec, fp32=fp32_model, device=device, seconds=seconds, api=api,
+                                 nireq=nireq, hint=hint, precision_hint=precision_hint, tick=tick)
     except KeyboardInterrupt:
         click.echo("lpt: interrupted before anything was measured", err=True)
         click.get_current_context().exit(130)
-    if measured.results:
-        click.echo(_table(measured.results, _facts(compiled), terminal_width()), nl=False)
-        requests = ", ".join(sorted({str(r.requests) for r in measured.results.values()}))
-        click.echo(f"mode: {api}, {requests} request(s) in flight, PERFORMANCE_HINT {hint}, {seconds:g} s per model, "
-                   f"round robin in {SLICE_SECONDS:g} s slices after a warm-up")
+    results = {label: timed.stats for label, timed in done.models.items()}
+    if results:
+        facts = {label: (timed.inference_precision, str(timed.int8_kernels)) for label, timed in done.models.items()}
+        click.echo(_table(results, facts, terminal_width()), nl=False)
+        requests = ", ".join(sorted({str(r.requests) for r in results.values()}))
+        click.echo(f"mode: {api}, {requests} request(s) in flight, PERFORMANCE_HINT {done.hint}, {seconds:g} s per "
+                   f"model, round robin in {SLICE_SECONDS:g} s slices after a warm-up")
         click.echo(_device_lines(device, precision_hint))
-    if measured.interrupted:
-        done = ", ".join(f"{label} {r.seconds:.1f} s" for label, r in measured.results.items()) or "nothing"
-        click.echo(f"lpt: interrupted: measured {done} of {seconds:g} s each", err=True)
+    if done.interrupted:
+        measured = ", ".join(f"{label} {r.seconds:.1f} s" for label, r in results.items()) or "nothing"
+        click.echo(f"lpt: interrupted: measured {measured} of {seconds:g} s each", err=True)
         click.get_current_context().exit(130)
 
 
-def _measure(compiled: dict[str, CompiledModel], seconds: float, api: str, nireq: int) -> Measured:
+@contextmanager
+def _progress_bar() -> Iterator[Callable[[float], None]]:
+    """`tick(fraction)` for the measurement; a progress bar on stderr from the first tick (the
+    compiles before it are not measuring)."""
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
-    from ..runtime.bench import measure
-    from ..runtime.inputs import random_inputs
+    bar = Progress(TextColumn("measuring, round robin"), BarColumn(), TimeRemainingColumn(),
+                   console=Console(stderr=True), transient=True)
+    task = bar.add_task("measure", total=1.0)
 
-    inputs = random_inputs(compiled[ORIGINAL], 0)
-    with Progress(TextColumn("measuring, round robin"), BarColumn(), TimeRemainingColumn(),
-                  console=Console(stderr=True), transient=True) as progress:
-        task = progress.add_task("measure", total=1.0)
-        return measure(compiled, inputs, seconds, api=api, nireq=nireq,
-                       tick=lambda done: progress.update(task, completed=done))
+    def tick(fraction: float) -> None:
+        if not bar.live.is_started:
+            bar.start()
+        bar.update(task, completed=fraction)
 
-
-def _facts(compiled: dict[str, CompiledModel]) -> dict[str, tuple[str, str]]:
-    """(inference precision, number of INT8 kernels) per model."""
-    from ..runtime.compile import inference_precision
-    from ..runtime.layers import int8_kernels
-
-    return {label: (inference_precision(cm), str(int8_kernels(cm))) for label, cm in compiled.items()}
+    try:
+        yield tick
+    finally:
+        if bar.live.is_started:
+            bar.stop()
 
 
 def _device_lines(device: str, precision_hint: str) -> str:
@@ -131,12 +125,25 @@ def _device_lines(device: str, precision_hint: str) -> str:
 
     info = device_info(device)
     return (f"device: {device} ({info.full_name}); capabilities: {', '.join(info.capabilities) or '-'}\n"
-            f"ISA: {', '.join(info.isa) or '-'} (INT8 acceleration: {info.int8_isa}); "
+            f"ISA: {', '.join(info.isa) or '-'} (--config cpu: {info.cpu_profile}); "
             f"INFERENCE_PRECISION_HINT: {precision_hint}")
 
 
+_NO_DIFFERENCE = "no measured difference"
+
+
+def _versus(result: BenchResult, reference: BenchResult) -> str:
+    """How many times faster than `reference`, from the medians, or that the medians' 95%
+    intervals overlap."""
+    from ..runtime.bench import speedup
+
+    times = speedup(result, reference)
+    return _NO_DIFFERENCE if times is None else f"{times:.2f}x"
+
+
 def _table(results: dict[str, BenchResult], facts: dict[str, tuple[str, str]], width: int) -> str:
-    """One row per model when `width` allows, else one column per model (fits 80 columns)."""
+    """One row per model when `width` allows, else one column per model (fits 80 columns).
+    "vs original" and "vs fp32" compare the median latencies."""
     from rich import box
     from rich.console import Console
     from rich.table import Table
@@ -153,10 +160,7 @@ def _table(results: dict[str, BenchResult], facts: dict[str, tuple[str, str]], w
         low, high = r.median_ci_ms
         row = [*facts[label], f"{r.throughput:.1f}", f"{r.min_ms:.3f}", f"{r.median_ms:.3f}",
                f"{low:.3f}-{high:.3f}", f"{r.p90_ms:.3f}", str(r.iterations)]
-        if base is not None:
-            row.append(f"{r.throughput / base.throughput:.2f}x")
-        if fp32 is not None:
-            row.append(f"{r.throughput / fp32.throughput:.2f}x")
+        row += [_versus(r, reference) for reference in (base, fp32) if reference is not None]
         cells[label] = row
     wide = max(map(len, cells)) + sum(max(len(c), *(len(row[i]) for row in cells.values()))
                                       for i, c in enumerate(columns)) + 3 * (len(columns) + 1) + 1
@@ -172,8 +176,9 @@ def _table(results: dict[str, BenchResult], facts: dict[str, tuple[str, str]], w
         table.add_column("", no_wrap=True)
         for label in cells:
             table.add_column(_SHORT[label], justify="right", no_wrap=True)
-        for i, column in enumerate(columns):
-            table.add_row(column, *(row[i] for row in cells.values()))
+        for i, column in enumerate(columns):  # a narrow column says "no measured difference" in two lines
+            table.add_row(column, *(row[i].replace(_NO_DIFFERENCE, "no measured\ndifference")
+                                    for row in cells.values()))
     buffer = io.StringIO()
     console = Console(file=buffer, width=width, color_system=None)
     console.print(table)

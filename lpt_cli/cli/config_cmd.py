@@ -4,34 +4,56 @@ from __future__ import annotations
 import click
 
 from ..lpt import PROFILE_NAMES
+from .options import debug_option
 
 
-@click.group("config", short_help="Built-in LPT configuration profiles: list them, show one as YAML.")
+EPILOG = """\b
+Examples:
+  lpt config list                           # the profiles; what cpu is here
+  lpt config show cpu > my_restrictions.yaml   # a starting point to edit
+  lpt transform model.xml --config my_restrictions.yaml
+
+\b
+Exit codes:
+  0  printed
+  2  usage: an unknown profile name
+"""
+
+
+@click.group("config", epilog=EPILOG,
+             short_help="Built-in LPT configuration profiles: list them, show one as YAML.")
+@debug_option
 def config_group() -> None:
-    """Built-in LPT configuration profiles."""
+    """Built-in LPT configuration profiles (for --config NAME); a restrictions file
+    (--config PATH) has the same schema as `lpt config show` prints."""
 
 
-@config_group.command("list")
+@config_group.command("list", epilog=EPILOG)
+@debug_option
 def list_profiles() -> None:
-    """The built-in profiles, one a line: its name, what it allows (and what `cpu` resolves to here)."""
-    from ..lpt.engine import config as lpt_config  # imported here: `lpt --help` loads no command's stack
+    """The built-in profiles, one a line: its name and what it models; `cpu` says what it resolves
+    to here and why (this CPU's flags, the AMX permission, ONEDNN_MAX_CPU_ISA)."""
+    from .. import isa  # imported here: `lpt --help` loads no command's stack
+    from ..lpt.engine import config as lpt_config
 
     width = max(map(len, PROFILE_NAMES))
-    variant, why = lpt_config.cpu_variant(lpt_config.read_cpuinfo())
+    resolution = isa.resolve_cpu(isa.read_cpuinfo())
     for name in PROFILE_NAMES:
-        here = f"; here {variant}: {why}" if name == "cpu" else ""
-        click.echo(f"{name:<{width}}  {lpt_config.PROFILE_SUMMARIES[name]}{here}")
+        here = f"; here {resolution.profile.name}: {resolution.why}" if name == "cpu" else ""
+        click.echo(f"{name:<{width}}  {lpt_config.profile_summary(name)}{here}")
 
 
-@config_group.command("show")
-@click.argument("name", type=click.Choice(PROFILE_NAMES))
+@config_group.command("show", epilog=EPILOG,
+                      help=f"Print profile NAME ({', '.join(PROFILE_NAMES)}) as YAML (`cpu` prints the variant "
+                           "this machine resolves to).")
+@click.argument("name", type=click.Choice(PROFILE_NAMES), metavar="NAME")
+@debug_option
 def show(name: str) -> None:
-    """Print profile NAME as YAML (`cpu` prints the variant this machine resolves to)."""
-    from ..lpt.engine import config as lpt_config  # imported here: `lpt --help` loads no command's stack
+    from .. import isa  # imported here: `lpt --help` loads no command's stack
+    from ..lpt.engine import config as lpt_config
 
     if name == "cpu":
-        variant, why = lpt_config.cpu_variant(lpt_config.read_cpuinfo())
-        click.echo(f"# cpu resolves to {variant} on this machine: {why}")
-        click.echo(f"# {variant}: {lpt_config.PROFILE_SUMMARIES[variant]}")
-        name = variant
+        resolution = isa.resolve_cpu(isa.read_cpuinfo())
+        name = resolution.profile.name
+        click.echo(f"# cpu resolves to {name} on this machine: {resolution.why}")
     click.echo(lpt_config.profile_text(name), nl=False)

@@ -7,19 +7,26 @@ import click
 
 from ..errors import LptError
 from ..reports import DIFF_FORMATS
+from .options import debug_option
 from .paths import check_model
 
 EPILOG = """\b
 Examples:
-  lpt diff model_v1.xml model_v2.xml             # two versions of a model, cpu profile
-  lpt diff model.xml --config cpu --config gpu   # one model under two configs
-  lpt diff model.xml --config cpu --config my_restrictions.yaml --format markdown
+  lpt diff model_v1.xml model_v2.xml        # two versions, cpu profile
+  lpt diff model.xml --config cpu --config gpu
+                                            # one model under two configs
+  lpt diff model.xml --config cpu --config my_restrictions.yaml \\
+      --format markdown > pr_comment.md
 
 \b
 Exit codes:
-  0  no layer lost low precision from A to B
-  2  bad input: unreadable model or config, not exactly two sides to compare
-  3  some layer lost low precision from A to B (a CI gate against regressions)
+  0    no layer lost low precision from A to B
+  1    internal error (a bug in lpt)
+  2    bad input: unreadable model or config, not exactly two sides to
+       compare
+  3    some layer lost low precision from A to B (a CI gate against
+       regressions)
+  130  interrupted (Ctrl-C)
 """
 
 
@@ -30,6 +37,7 @@ Exit codes:
               help="Built-in profile or YAML config; once for both sides, twice for A and B "
                    "(required twice with one model). Default: cpu.")
 @click.option("--format", "fmt", type=click.Choice(DIFF_FORMATS), default="table", show_default=True)
+@debug_option
 def diff(models: tuple[Path, ...], config_specs: tuple[str, ...], fmt: str) -> None:
     """Per-layer precision differences between A and B: layers that gained or lost low precision,
     or changed status, reason or precisions, with the reason on each side."""

@@ -1,21 +1,25 @@
 """The `lpt` command group and its single error handler.
 
 Every command raises; only here do exceptions become a one-line message and an exit
-code: LptError (bad input or usage) -> exit 2, anything else -> exit 1 as an internal
-error. Tracebacks are shown only with --debug or LPT_DEBUG=1.
+code: LptError (bad input or usage) and click's own usage errors -> exit 2, Ctrl-C -> 130,
+anything else -> exit 1 as an internal error. Tracebacks are shown only with --debug
+(anywhere on the command line) or LPT_DEBUG=1; warnings (LptWarning) are one line each.
 """
 from __future__ import annotations
 
 import importlib
 import os
+import re
 import sys
-from collections.abc import Mapping
-from typing import Any
+import warnings
+from collections.abc import Callable, Mapping
+from typing import Any, TextIO
 
 import click
 
 from .. import __version__
-from ..errors import LptError, PassError
+from ..errors import LptError, LptWarning, PassError
+from .options import debug_option, debug_requested
 
 # Subcommands as "module:attribute" under lpt_cli.cli, imported only when asked for, so a
 # command (or --help) pays only for what it uses, never for openvino or rich behind another.
@@ -31,7 +35,7 @@ SUBCOMMANDS = {
 
 def _show_traceback(ctx: click.Context) -> None:
     """The traceback of the exception being handled, with --debug or LPT_DEBUG=1."""
-    if ctx.params.get("debug") or os.environ.get("LPT_DEBUG", "") not in ("", "0"):
+    if debug_requested(ctx) or os.environ.get("LPT_DEBUG", "") not in ("", "0"):
         import traceback  # loaded only for it
 
         traceback.print_exc()
@@ -43,6 +47,48 @@ def _describe(exc: Exception) -> str:
         return f" {exc}"
     detail = str(exc).splitlines()[0] if str(exc) else ""
     return f": {type(exc).__name__}: {detail}"
+
+
+def _usage_error(exc: click.UsageError, ctx: click.Context) -> None:
+    """Click's usage error as one `lpt: error:` line, pointing at the command's --help."""
+    text = " ".join(exc.format_message().split()).rstrip(".")
+    # "No such option '--formt'. Did you mean '--format'?" -> "...'--formt' (did you mean '--format'?)"
+    text = re.sub(r"\. \(?Did you mean( one of:)? (.*?)\)?$", r" (did you mean\1 \2)", text)
+    if text[:2].istitle():  # "No such option" -> "no such option"; "MODEL" stays
+        text = text[0].lower() + text[1:]
+    where = (exc.ctx or ctx).command_path
+    click.echo(f"lpt: error: {text}; see '{where} --help'", err=True)
+
+
+def _warning_printer(shown: Callable[..., None]) -> Callable[..., None]:
+    """A `warnings.showwarning` that prints lpt's own warnings as `lpt: warning: ...` and hands
+    any other to `shown` (Python's)."""
+
+    def show(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+             file: TextIO | None = None, line: str | None = None) -> None:
+        if issubclass(category, LptWarning):
+            click.echo(f"lpt: warning: {message}", err=True)
+        else:
+            shown(message, category, filename, lineno, file, line)
+
+    return show
+
+
+_EPILOG = """\b
+Example: lpt transform model.xml --config cpu -o model_int8.xml
+Shell completion (bash; zsh/fish: zsh_source/fish_source):
+  eval "$(_LPT_COMPLETE=bash_source lpt)"   # in ~/.bashrc
+
+\b
+Exit codes (each command's --help has its own):
+  0    done
+  1    internal error (a bug in lpt; --debug shows the traceback)
+  2    bad input or usage, said in one `lpt: error:` line
+  3    a gate failed: report --fail-under, diff (a layer lost INT8), verify
+  4    transform --check: an output differs from the original
+  130  interrupted (Ctrl-C)
+  141  the reader of a pipe went away (`| head`)
+"""
 
 
 class LptGroup(click.Group):
@@ -63,11 +109,33 @@ class LptGroup(click.Group):
             self.add_command(getattr(importlib.import_module(f".{module}", __package__), attribute), cmd_name)
         return super().get_command(ctx, cmd_name)
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.exceptions.NoArgsIsHelpError:
+            raise  # a bare `lpt`: the help is the answer
+        except click.UsageError as exc:  # `lpt --frob`
+            _usage_error(exc, ctx)
+            ctx.exit(2)
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
-            return super().invoke(ctx)
+            with warnings.catch_warnings():
+                warnings.simplefilter("always", LptWarning)
+                warnings.showwarning = _warning_printer(warnings.showwarning)
+                return super().invoke(ctx)
+        except click.exceptions.NoArgsIsHelpError:
+            raise  # a bare `lpt config`: its help is the answer
+        except click.UsageError as exc:
+            _usage_error(exc, ctx)
+            ctx.exit(2)
         except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
+        except KeyboardInterrupt:  # each command has removed what it had written on its way out
+            if sys.stderr.isatty():
+                click.echo(err=True)  # after the terminal's ^C
+            click.echo("lpt: interrupted", err=True)
+            ctx.exit(130)  # 128 + SIGINT, what a shell reports for a command Ctrl-C stopped
         except LptError as exc:
             _show_traceback(ctx)
             click.echo(f"lpt: error: {exc}", err=True)
@@ -83,12 +151,10 @@ class LptGroup(click.Group):
 
 
 @click.group(name="lpt", cls=LptGroup, lazy=SUBCOMMANDS, context_settings={"help_option_names": ["-h", "--help"]},
-             epilog="\b\nExample: lpt transform model.xml --config cpu -o model_int8.xml\n"
-                    "Shell completion (bash; zsh/fish: zsh_source/fish_source):\n"
-                    "  eval \"$(_LPT_COMPLETE=bash_source lpt)\"   # in ~/.bashrc")
+             epilog=_EPILOG)
 @click.version_option(__version__, "--version", prog_name="lpt", message="%(prog)s %(version)s")
-@click.option("--debug", is_flag=True, help="Show Python tracebacks on errors (or set LPT_DEBUG=1).")
-def main(debug: bool) -> None:
+@debug_option
+def main() -> None:
     """OpenVINO Low Precision Transformations, offline: quantized IR in, low-precision IR out."""
 
 

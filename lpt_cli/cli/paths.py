@@ -1,8 +1,9 @@
 """Checks of the paths a command is given, before any work: one style of message for all.
 
 Click's own `Path(exists=True)` answers in another style (with usage, quoting the option
-rather than the file) and knows nothing of IR pairs, ONNX files or output folders; these
-checks raise LptError, so every problem reads `lpt: error: PATH: what is wrong` (exit 2).
+rather than the file) and knows nothing of IR pairs or ONNX files; these checks raise
+LptError, so every problem reads `lpt: error: PATH: what is wrong` (exit 2). Output paths:
+lpt_cli/outputs.py (the Python API checks them too).
 """
 from __future__ import annotations
 
@@ -47,33 +48,3 @@ def check_input_file(path: Path, what: str) -> Path:
     if not os.access(path, os.R_OK):
         raise LptError(f"{path}: not readable (permission denied)")
     return path
-
-
-def check_output(output: Path, inputs: list[Path]) -> None:
-    """`output` (an IR .xml) can be written: not an input, its folder creatable and writable.
-
-    Creates the folder (as `--trace DIR` does), so `-o out/model.xml` works on a fresh tree.
-    """
-    if output.suffix.lower() != ".xml":
-        raise LptError(f"{output}: the output must be an .xml path (the .bin is written beside it)")
-    for target in (output, output.with_suffix(".bin")):
-        if target.is_dir():
-            raise LptError(f"{target}: is a folder, expected a file to write")
-        for source in inputs:
-            if target.resolve() == source.resolve() or (target.exists() and source.exists()
-                                                         and os.path.samefile(target, source)):
-                raise LptError(f"{target}: refusing to overwrite the input model {source}")
-    folder = output.parent
-    if folder.exists() and not folder.is_dir():
-        raise LptError(f"{folder}: is a file, so {output.name} cannot be written inside it")
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise LptError(f"{folder}: cannot create the output folder: {exc.strerror or exc}") from None
-    import tempfile  # here: `lpt transform --help` needs no temporary file
-
-    try:  # a real probe: permissions, read-only mounts and /proc-like folders all show here
-        with tempfile.TemporaryFile(dir=folder, prefix=".lpt-probe-"):
-            pass
-    except OSError as exc:
-        raise LptError(f"{folder}: cannot write into the output folder: {exc.strerror or exc}") from None

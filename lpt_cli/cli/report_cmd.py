@@ -8,31 +8,59 @@ import click
 
 from ..errors import LptError
 from ..reports import FORMATS
+from ..reports.model import STATUSES
+from .options import config_option, debug_option
 from .paths import check_model
 from .report_many import model_paths, report_many
 
 if TYPE_CHECKING:
     from ..reports.analyze import Analysis
-    from ..reports.compare import Comparison, Observed
+    from ..reports.compare import Observed, RuntimeView
+    from ..reports.model import Report
     from ..runtime.profile import Profile
 
 EPILOG = """\b
+Examples:
+  lpt report model.xml                     # a line per layer, a reason each
+  lpt report model.xml --status original-precision   # left in float
+  lpt report model.xml --config gpu --format csv > layers.csv
+  lpt report model.xml --format json --runtime CPU   # one JSON document
+  lpt report exports/ --fail-under 90 --format junit > lpt.xml
+  lpt report model.xml --summary-only --format csv   # the summary as CSV
+  lpt report model.xml --layer conv1 --svg conv1.svg
+  lpt report model.xml --html report.html  # the report as one page
+  lpt report bert.xml --shape input_ids=1,128 --shape attention_mask=1,128
+
+\b
 Exit codes:
-  0  report printed (low-precision share at or above --fail-under, if given)
-  2  bad input: unreadable model or config, unknown --layer, device not available
-  3  the low-precision share (MAC-weighted, weightable layers) is below --fail-under
-     (several models: the share of any one of them)
+  0    report printed (low-precision share at or above --fail-under, if
+       given)
+  1    internal error (a bug in lpt)
+  2    bad input or usage: unreadable model or config, unknown --layer,
+       device not available
+  3    the low-precision share (MAC-weighted, weightable layers) is below
+       --fail-under (several models: the share of any one of them)
+  130  interrupted (Ctrl-C); --html and --svg files are written whole or not
+       at all
 """
 
 
 @click.command("report", epilog=EPILOG,
                short_help="Per-layer precision report of MODEL after LPT, with a reason for every float layer.")
 @click.argument("models", nargs=-1, required=True, metavar="MODEL.xml... | FOLDER", type=click.Path(path_type=Path))
-@click.option("--config", "config_spec", default="cpu", show_default=True,
-              help="Built-in profile (default, cpu, cpu-vnni, cpu-amx, gpu) or a YAML config file.")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@config_option()
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
+              help="junit: a test case per model (failed under --fail-under), for CI.")
 @click.option("--fail-under", type=click.FloatRange(0, 100), metavar="PCT",
               help="Exit 3 when less than PCT percent of weightable MACs end up in low precision.")
+@click.option("--summary-only", is_flag=True,
+              help="Only the summary: a row per model and a total, in every format (as for a folder).")
+@click.option("--status", "statuses", multiple=True, type=click.Choice(STATUSES),
+              help="List only the layers of this status (repeatable), e.g. original-precision: the ones "
+                   "that need attention. The summary stays the whole model's.")
+@click.option("--shape-subgraphs", is_flag=True,
+              help="Also list the layers of shape subgraphs (ShapeOf and what computes on shapes only), "
+                   "which the table and markdown leave out.")
 @click.option("--layer", "layer_name", metavar="NAME",
               help="Show one layer: its status and the ops around it before and after LPT.")
 @click.option("--shape", "shape_specs", multiple=True, metavar="NAME=D,D,...",
@@ -48,21 +76,30 @@ Exit codes:
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), metavar="OUT.html",
               help="Also write the report as one self-contained HTML page: the graph before and after LPT side "
                    "by side, and the layer table (sortable, filtered by text, status, type and reason).")
-def report(models: tuple[Path, ...], config_spec: str, fmt: str, fail_under: float | None, layer_name: str | None,
-           shape_specs: tuple[str, ...], device: str | None, svg_path: Path | None, html_path: Path | None) -> None:
+@debug_option
+def report(models: tuple[Path, ...], config_spec: str, fmt: str, fail_under: float | None, summary_only: bool,
+           statuses: tuple[str, ...], shape_subgraphs: bool, layer_name: str | None, shape_specs: tuple[str, ...],
+           device: str | None, svg_path: Path | None, html_path: Path | None) -> None:
     """Per-layer precision report of MODEL after LPT (run in memory; nothing is written).
 
-    With --runtime and --format json, the comparison is a `runtime` section of the JSON
-    (the performance counters are then left out); otherwise it follows the report as text.
+    Every format is one document: with --runtime, JSON gets a `runtime` section, CSV a few
+    columns per layer, markdown a section (the performance counters in fenced blocks); the
+    table is followed by the counters and the comparison.
 
     Several models or a FOLDER (its *.xml): one summary row per model and a total, in every
     format; --fail-under applies to each model.
     """
-    paths = [check_model(path) for path in model_paths(models)]
-    if len(paths) > 1 or models[0].is_dir():
-        report_many(paths, config_spec, fmt, fail_under,
-                    {"--layer": layer_name, "--shape": shape_specs, "--runtime": device, "--svg": svg_path,
-                     "--html": html_path})
+    found = model_paths(models)
+    paths = [check_model(path) for path in found.paths]
+    shapes = None
+    if shape_specs:
+        from ..runtime.inputs import parse_shapes
+
+        shapes = parse_shapes(shape_specs)
+    if len(paths) > 1 or models[0].is_dir() or summary_only or fmt == "junit":
+        report_many(found, config_spec, fmt, fail_under,
+                    {"--layer": layer_name, "--runtime": device, "--svg": svg_path, "--html": html_path,
+                     "--status": statuses, "--shape-subgraphs": shape_subgraphs}, shapes)
         return
     from .. import api  # the LPT stack loads only when a command runs
 
@@ -73,95 +110,87 @@ def report(models: tuple[Path, ...], config_spec: str, fmt: str, fail_under: flo
         raise LptError(f"--svg {svg_path}: the picture must be an .svg path")
     if html_path is not None and html_path.suffix.lower() not in (".html", ".htm"):
         raise LptError(f"--html {html_path}: the page must be an .html path")
+    if layer_name is not None and (statuses or shape_subgraphs):
+        raise LptError(f"{'--status' if statuses else '--shape-subgraphs'} chooses the layers of the table: "
+                       "not with --layer NAME (one layer)")
     if device is not None:  # before the work, not after a full report has been printed
         from ..runtime.device import require_device
 
         require_device(device)
-    from ..reports.compare import comparison_dict
-    from ..reports.render import render
-    shapes = None
-    if shape_specs:
-        from ..runtime.inputs import parse_shapes
+    from ..reports.render import render, render_layer
 
-        shapes = parse_shapes(shape_specs)
     analysis = api.analysis(model, config_spec, shapes)
     if html_path is not None:  # written first: a failure leaves no output behind
         from ..reports.html import report_html
         from ..reports.svg import write_document
 
         write_document(html_path, report_html(analysis), "--html")
+    runtime = _runtime(analysis, model, device) if device is not None else None
     if layer_name is not None:
         if svg_path is not None:  # written first: a failure leaves no output behind
             from ..reports.svg import write_layer_svg
 
             write_layer_svg(analysis, layer_name, svg_path)
-        _show_layer(analysis, layer_name)
-    elif fmt == "json":
-        import json
-
-        doc = analysis.report.to_dict()
-        if device is not None:
-            doc["runtime"] = comparison_dict(_runtime(analysis, model, device)[1], device)
-        click.echo(json.dumps(doc, indent=2))
+        click.echo(render_layer(analysis, layer_name, fmt, runtime), nl=False)
     else:
-        click.echo(render(analysis.report, fmt), nl=False)
-    if device is not None and (fmt != "json" or layer_name is not None):
-        _print_runtime(analysis, model, device)
+        shown, notes = _listed(analysis, fmt, statuses, shape_subgraphs)
+        if runtime is not None:
+            from dataclasses import replace
+
+            names = {row.name for row in shown.layers}
+            runtime = replace(runtime, rows=tuple(c for c in runtime.rows if c.name in names))
+        click.echo(render(shown, fmt, runtime, notes), nl=False)
     share = analysis.report.summary.low_precision_share
     if fail_under is not None and share < fail_under:
         click.echo(f"lpt: low-precision share {share:.2f}% is below --fail-under {fail_under:g}%", err=True)
         click.get_current_context().exit(3)
 
 
-def _show_layer(analysis: Analysis, name: str) -> None:
-    from ..reports.chain import chain_lines, require_layer
+def _listed(analysis: Analysis, fmt: str, statuses: tuple[str, ...], shape_subgraphs: bool) -> tuple[Report, list[str]]:
+    """The report with the layers to list, and the lines that say which are left out: layers
+    of other statuses (--status), and on a screen (table, markdown) the shape subgraphs."""
+    from dataclasses import replace
 
-    require_layer(analysis.before, name)
-    row = next((r for r in analysis.report.layers if r.name == name), None)
-    if row is None:
-        click.echo(f"{name}: not a layer the report covers (a parameter, result or constant subgraph)")
-    else:
-        reason = f" — {row.reason.code}: {row.reason.detail}" if row.reason else ""
-        click.echo(f"{row.name} ({row.type}): {row.status}{reason}")
-    click.echo("before LPT:")
-    click.echo("\n".join(chain_lines(analysis.before, name)))
-    click.echo("after LPT:")
-    click.echo("\n".join(chain_lines(analysis.after, (row.transformed_name if row else None) or name)))
+    from ..reports.topology import shape_layers
+
+    report = analysis.report
+    rows = [row for row in report.layers if not statuses or row.status in statuses]
+    notes = []
+    if statuses:
+        notes.append(f"listed: the {len(rows)} layers with status {' or '.join(statuses)} (--status)")
+    if fmt in ("table", "markdown") and not shape_subgraphs:
+        shape = shape_layers(analysis.before)
+        hidden = sum(1 for row in rows if row.name in shape)
+        if hidden:
+            rows = [row for row in rows if row.name not in shape]
+            notes.append(f"not listed: {hidden} layers of shape subgraphs (ShapeOf and what computes on shapes "
+                         "only; --shape-subgraphs lists them)")
+    return replace(report, layers=tuple(rows)), notes
 
 
-def _runtime(analysis: Analysis, model: Path, device: str) -> tuple[tuple[Profile, Profile], list[Comparison]]:
-    """Profiles of the original and the transformed model on `device`, and the per-layer comparison."""
+def _runtime(analysis: Analysis, model: Path, device: str) -> RuntimeView:
+    """Both models profiled on `device`, compared layer by layer with the prediction."""
     import tempfile
 
     from ..reports.analyze import write_runtime_model
-    from ..reports.compare import compare
-    from ..runtime.device import require_device
+    from ..reports.compare import Counters, RuntimeView, compare
+    from ..runtime.layers import PERF_HEADER, perf_cells
     from ..runtime.profile import profile_model
 
-    require_device(device)
     with tempfile.TemporaryDirectory(prefix="lpt-report-") as tmp:
         lpt_xml = write_runtime_model(analysis, tmp, model)
         original = profile_model(model, device)
         transformed = profile_model(lpt_xml, device)
     rows = compare(analysis.report, analysis.after, _observed(transformed), _observed(original))
-    return (original, transformed), rows
-
-
-def _print_runtime(analysis: Analysis, model: Path, device: str) -> None:
-    from ..reports.compare import format_comparison
-
-    (original, transformed), rows = _runtime(analysis, model, device)
-    click.echo(f"\nperformance counters, original model on {device}:")
-    click.echo(original.perf_text, nl=False)
-    click.echo(f"\nperformance counters, lpt-transformed model on {device}:")
-    click.echo(transformed.perf_text, nl=False)
-    click.echo("\nstatic prediction vs runtime precision:")
-    click.echo(format_comparison(rows), nl=False)
+    profiles = {"original": original, "transformed": transformed}
+    counters = {side: Counters((PERF_HEADER, *(perf_cells(r) for r in p.perf))) for side, p in profiles.items()}
+    return RuntimeView(device, tuple(rows), counters, {side: p.kernels for side, p in profiles.items()})
 
 
 def _observed(profile: Profile) -> dict[str, Observed]:
     from ..reports.compare import Observed
-    from ..runtime.layers import describe
+    from ..runtime.layers import describe, ran_low
 
-    return {name: Observed(describe(layer), layer.low_precision, layer.name, own, layer.layer_type)
+    return {name: Observed(describe(layer), ran_low(layer, name, own), layer.name, own, layer.layer_type,
+                           quantizes=layer.float_input and layer.outputs_low, output_low=layer.outputs_low)
             for name, (layer, own) in profile.layers.items()}

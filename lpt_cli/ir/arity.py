@@ -46,6 +46,7 @@ _BY_VERSION: dict[tuple[str, str], Arity] = {
     ("Interpolate", "opset1"): (2, 2, 1, 1),
     ("Interpolate", "opset4"): (3, 4, 1, 1),
     ("MVN", "opset1"): (1, 1, 1, 1),
+    ("MVN", "opset2"): (1, 1, 1, 1),  # MVN-0, introduced in opset2 and written so
     ("Squeeze", "opset15"): (1, 2, 1, 1),
 }
 
@@ -55,6 +56,24 @@ def expected_arity(op_type: str, version: str) -> Arity | None:
     if not version.startswith("opset"):
         return None
     return _BY_VERSION.get((op_type, version)) or _BY_TYPE.get(op_type)
+
+
+# Inputs of the recurrent ops a config may restrict (the reader does not check their layers):
+# LSTMCell-4 X, H, C, W, R, B; LSTMSequence-5 adds sequence_lengths; GRU and RNN have no C.
+_RECURRENT_INPUTS = {"LSTMCell": 6, "LSTMSequence": 7, "GRUCell": 5, "GRUSequence": 6, "RNNCell": 5,
+                     "RNNSequence": 6}
+
+
+def max_inputs(op_type: str) -> int | None:
+    """The most inputs `op_type` takes in any opset (None: unbounded, as Concat, or not known)."""
+    if op_type in _RECURRENT_INPUTS:
+        return _RECURRENT_INPUTS[op_type]
+    arities = [arity for (name, _), arity in _BY_VERSION.items() if name == op_type]
+    if op_type in _BY_TYPE:
+        arities.append(_BY_TYPE[op_type])
+    if not arities or any(arity[1] is None for arity in arities):
+        return None
+    return max(arity[1] for arity in arities if arity[1] is not None)
 
 
 def describe(low: int, high: int | None, what: str) -> str:

@@ -16,7 +16,7 @@ from ..ir.provenance import transformed_by_lpt
 from ..ir.legalize import copy_graph
 from ..ir.reader import read_ir
 from ..ir.writer import write_ir
-from ..lpt.engine.config import Config, cpu_variant, read_cpuinfo
+from ..lpt.engine.config import Config
 from ..lpt.engine.pipeline import PipelineResult, run_pipeline
 
 if TYPE_CHECKING:  # classify loads in analyze(): `lpt transform` only needs require_not_transformed
@@ -41,7 +41,7 @@ def analyze(xml_path: str | Path, config: Config, shapes: Mapping[str, LayerShap
     require_not_transformed(after, Path(xml_path))
     before = copy_graph(after)
     result = run_pipeline(after, config)
-    report = build_report(str(xml_path), before, after, result, config, host_isa(), shapes)
+    report = build_report(str(xml_path), before, after, result, config, shapes)
     return Analysis(before, after, result, report)
 
 
@@ -50,12 +50,6 @@ def require_not_transformed(graph: Graph, path: Path) -> None:
     how = transformed_by_lpt(graph)
     if how is not None:
         raise LptError(f"{path}: already transformed by LPT: {how}; give the quantized model it was made from")
-
-
-def host_isa() -> str:
-    """What the CPU offers for INT8 (the `cpu` profile resolves after the same check)."""
-    variant, why = cpu_variant(read_cpuinfo())
-    return f"{variant}: {why}"
 
 
 def write_runtime_model(analysis: Analysis, folder: str | Path, source: str | Path) -> Path:

@@ -6,6 +6,7 @@ way to understand its status, so each input is followed up a few producers.
 from __future__ import annotations
 
 import difflib
+from typing import Any
 
 from ..errors import LptError
 from ..ir import Graph, Node, Output
@@ -31,9 +32,35 @@ def chain_lines(graph: Graph, name: str) -> list[str]:
     outs = ", ".join(f"{o.element_type.name}[{'?' if o.shape is None else ','.join(map(str, o.shape))}]"
                      for o in node.outputs)
     lines.append(f"  >> {node.type} '{node.name}' -> {outs}")
-    lines.extend(f"  out {out.index} -> " + " -> ".join(_downstream(use.node))
+    lines.extend(f"  out {out.index} -> " + " -> ".join(_step(n) for n in _downstream(use.node))
                  for out in node.outputs for use in out.uses)
     return lines
+
+
+def _step(node: Node) -> str:
+    """One op of a chain downstream: its output, or the op itself for a Result."""
+    return describe(node.outputs[0]) if node.outputs else f"{node.type} '{node.name}'"
+
+
+def _value_dict(value: Output) -> dict[str, Any]:
+    return {"type": value.node.type, "name": value.node.name, "precision": value.element_type.name,
+            "shape": None if value.shape is None else list(value.shape)}
+
+
+def chain_dict(graph: Graph, name: str) -> dict[str, Any] | None:
+    """`chain_lines` as data (`--layer NAME --format json`); None when `name` is not in `graph`.
+    Each input's chain runs upstream from the layer, each output's downstream."""
+    node = find_layer(graph, name)
+    if node is None:
+        return None
+    downstream = [{"port": out.index, "chain": [_value_dict(n.outputs[0]) if n.outputs else
+                                                {"type": n.type, "name": n.name, "precision": None, "shape": None}
+                                                for n in _downstream(use.node)]}
+                  for out in node.outputs for use in out.uses]
+    return {"type": node.type, "name": node.name, "outputs": [_value_dict(o) for o in node.outputs],
+            "inputs": [{"port": slot.index, "chain": [_value_dict(v) for v in _upstream(slot.source)]}
+                       for slot in node.inputs],
+            "consumers": downstream}
 
 
 def _upstream(value: Output) -> list[Output]:
@@ -44,17 +71,14 @@ def _upstream(value: Output) -> list[Output]:
     return chain
 
 
-def _downstream(node: Node) -> list[str]:
-    chain: list[str] = []
+def _downstream(node: Node) -> list[Node]:
+    """`node` and its single consumers after it, up to DEPTH ops (a Result or a sink ends it)."""
+    chain: list[Node] = []
     while len(chain) < DEPTH:
-        if not node.outputs:  # a Result or a sink
-            chain.append(f"{node.type} '{node.name}'")
+        chain.append(node)
+        if not node.outputs or len(node.outputs[0].uses) != 1:
             break
-        chain.append(describe(node.outputs[0]))
-        uses = node.outputs[0].uses
-        if len(uses) != 1:
-            break
-        node = uses[0].node
+        node = node.outputs[0].uses[0].node
     return chain
 
 

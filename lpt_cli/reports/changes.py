@@ -6,12 +6,25 @@ folded it), so a script sees what moved and what was renamed without diffing two
 """
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from ..ir import Graph
 from ..lpt.engine.pipeline import PipelineResult
 from .model import SCHEMA_VERSION, Report
-from .topology import layer_operands, layers
+from .topology import constant_nodes, layer_operands, layers
+
+
+def not_listed(before: Graph) -> dict[str, int]:
+    """Why the input's other IR layers have no entry in `layers`: `layers` lists what computes on
+    activations (as `lpt report` does); Constants, Parameters, Results and what computes on
+    constants only (weights, their FakeQuantize or Convert -> Multiply) are not asked for a
+    precision. With the entries of `layers` they add up to `layers_in`."""
+    const = constant_nodes(before)
+    kinds = Counter("constant" if node.type == "Constant" else "parameter" if node.type == "Parameter"
+                    else "result" if node.type == "Result" else "weights_and_constant_subgraphs"
+                    for node in before if node.type in ("Constant", "Parameter", "Result") or node.id in const)
+    return {kind: kinds.get(kind, 0) for kind in ("constant", "weights_and_constant_subgraphs", "parameter", "result")}
 
 
 def transform_summary(report: Report, before: Graph, result: PipelineResult, *, output: str, dialect: str,
@@ -41,6 +54,7 @@ def transform_summary(report: Report, before: Graph, result: PipelineResult, *, 
         "config": report.summary.profile,
         "seconds": round(seconds, 3),
         "layers_in": layers_in,
+        "layers_not_listed": not_listed(before),
         "layers_written": layers_written,
         "applied": dict(result.applied),
         "not_quantized": result.not_quantized,

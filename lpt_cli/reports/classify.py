@@ -7,9 +7,10 @@ from collections.abc import Mapping
 from ..ir import Graph, Node
 from ..lpt.engine.config import Config
 from ..lpt.engine.pipeline import PipelineResult
-from ..lpt.common_optimizations import is_function_quantized
+from ..lpt.common_optimizations import plugin_runs_lpt
 from ..lpt.engine.transformation import Decision
 from .compression import weight_compressed_layers
+from .kernels import kernel_refusal
 from .macs import LayerShapes, layer_macs, low_precision_share
 from .model import LOW, NOT_QUANTIZED, ORIGINAL, REMOVED, STATUSES, LayerRow, Reason, Report, Summary
 from .reasons import explain
@@ -18,11 +19,16 @@ from .topology import (RECURRENT, WEIGHTABLE, by_name, data_inputs, find_renamed
 
 
 def build_report(model: str, before: Graph, after: Graph, result: PipelineResult, config: Config,
-                 isa: str, shapes: Mapping[str, LayerShapes] | None = None) -> Report:
+                 shapes: Mapping[str, LayerShapes] | None = None) -> Report:
     """The report of one pipeline run; `before` is a snapshot taken before the run; `shapes`
     gives weightable layers static shapes for their MACs (`lpt report --shape`)."""
     rows = tuple(layer_rows(before, after, result.decisions, config, shapes or {}))
-    return Report(model, rows, summarize(rows, before, after, result, config, isa, bool(shapes)))
+    return Report(model, rows, summarize(rows, before, after, result, config, bool(shapes)))
+
+
+def isa_label(config: Config) -> str:
+    """The ISA the report's kernel rules assumed: the config's, never the host's."""
+    return config.isa or "none (not a CPU plugin profile: no kernel rules)"
 
 
 def layer_rows(before: Graph, after: Graph, decisions: Mapping[int, list[Decision]],
@@ -40,7 +46,11 @@ def layer_rows(before: Graph, after: Graph, decisions: Mapping[int, list[Decisio
             rows.append(_row(node, None, REMOVED, reason, macs))
             continue
         if runs_low(twin):
-            rows.append(_row(node, twin, LOW, None, macs))
+            refusal = kernel_refusal(twin, config)  # LPT made it low precision; does the plugin's kernel compute so?
+            if refusal is None:
+                rows.append(_row(node, twin, LOW, None, macs))
+            else:
+                rows.append(_row(node, twin, ORIGINAL, Reason("kernel_not_int8", refusal), macs))
         elif not is_quantized(node):
             # a weightable layer weighs in the low-precision share, so it says why it is not in it
             why = _not_quantized_reason(node) if node.type in WEIGHTABLE else None
@@ -90,7 +100,7 @@ def _row(original: Node, twin: Node | None, status: str, reason: Reason | None, 
 
 
 def summarize(rows: tuple[LayerRow, ...], before: Graph, after: Graph, result: PipelineResult,
-              config: Config, isa: str, static_shapes: bool = False) -> Summary:
+              config: Config, static_shapes: bool = False) -> Summary:
     counts = Counter(r.status for r in rows)
     weightable = [r for r in rows if r.type in WEIGHTABLE]
     low = [r for r in weightable if r.status == LOW]
@@ -98,7 +108,7 @@ def summarize(rows: tuple[LayerRow, ...], before: Graph, after: Graph, result: P
     macs_low = sum(r.macs or 0 for r in low)
     share = low_precision_share(macs_low, macs_total, len(low), len(weightable))
     return Summary(
-        profile=config.name, isa=isa, layers=len(rows),
+        profile=config.name, isa=isa_label(config), layers=len(rows),
         by_status={s: counts.get(s, 0) for s in STATUSES},
         weightable=len(weightable), weightable_low_precision=len(low),
         macs_total=macs_total, macs_low_precision=macs_low, low_precision_share=share,
@@ -108,10 +118,18 @@ def summarize(rows: tuple[LayerRow, ...], before: Graph, after: Graph, result: P
         reasons=dict(Counter(r.reason.code for r in rows if r.reason is not None)),
         applied=dict(result.applied),
         weight_compressed=dict(Counter(weight_compressed_layers(before, not result.not_quantized
-                                                                and is_function_quantized(before)).values())),
+                                                                and plugin_runs_lpt(before, config)).values())),
         macs_per_position=not static_shapes and any(_dynamic(node) for node in layers(before)
                                                     if node.type in WEIGHTABLE),
+        dynamic_inputs={input_name(p): list(p.outputs[0].shape or ()) for p in before.parameters
+                        if not p.outputs[0].is_static},
     )
+
+
+def input_name(parameter: Node) -> str:
+    """The name `--shape NAME=...` takes for a model input: its first tensor name, else the layer's."""
+    names = [n.strip() for n in (parameter.outputs[0].names or "").split(",") if n.strip()]
+    return names[0] if names else parameter.name
 
 
 def _dynamic(node: Node) -> bool:

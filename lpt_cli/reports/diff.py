@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..text import markdown_cell, terminal_width
+from ..text import markdown_cell, shorten, terminal_width
 from .model import LOW, SCHEMA_VERSION, LayerRow, Report
 
 LOST, GAINED, CHANGED, ONLY_A, ONLY_B = "lost", "gained", "changed", "only-a", "only-b"
@@ -152,18 +152,33 @@ def summary_lines(diff: Diff) -> list[str]:
     return lines
 
 
-def _table(diff: Diff) -> str:
+def _table(diff: Diff, width: int | None = None) -> str:
+    """The layers that differ, `width` columns wide (default: the terminal's). A layer's name is
+    cut from the left (its distinguishing end shows), A and B wrap between words and a word
+    wider than its column is cut, never split. Below 120 columns the type goes under the name."""
+    from rich import box
     from rich.console import Console  # rich loads only for a table (`lpt --help` stays fast)
     from rich.table import Table
     from rich.text import Text
 
-    table = Table(title=f"LPT diff: A = {diff.a_label}, B = {diff.b_label}")
-    for column in ("layer", "type", "change", "A", "B"):
-        table.add_column(column, overflow="fold")
+    width = width or terminal_width()
+    narrow = width < 120
+    headers = ("layer", "change", "A", "B") if narrow else ("layer", "type", "change", "A", "B")
+    frame = 3 * (len(headers) - 1) if narrow else 3 * len(headers) + 1
+    fixed = [max([len(headers[i]), *(len(c.type if headers[i] == "type" else c.change) for c in diff.layers)])
+             for i in range(1, len(headers) - 2)]
+    room = width - frame - sum(fixed)
+    layer_width = min(max([5, *(len(c.label) for c in diff.layers)]), max(16, room // 3))
+    side_width = max((room - layer_width) // 2, 8)
+    table = (Table(title=f"LPT diff: A = {diff.a_label}, B = {diff.b_label}", box=box.SIMPLE_HEAD, show_edge=False,
+                   pad_edge=False) if narrow else Table(title=f"LPT diff: A = {diff.a_label}, B = {diff.b_label}"))
+    for header, column_width in zip(headers, (layer_width, *fixed, side_width, side_width)):
+        table.add_column(header, width=column_width, overflow="ellipsis", no_wrap=header not in ("A", "B"))
     for c in diff.layers:
-        table.add_row(Text(c.label), Text(c.type), Text(c.change, style=_STYLE.get(c.change, "")),
-                      Text(describe(c.a)), Text(describe(c.b)))  # Text: `[u8 -> f32]` is not markup
-    width = terminal_width()
+        name = shorten(c.label, layer_width) + (f"\n{shorten(c.type, layer_width)}" if narrow else "")
+        middle = (Text(c.change, style=_STYLE.get(c.change, "")),) if narrow else (
+            Text(c.type), Text(c.change, style=_STYLE.get(c.change, "")))
+        table.add_row(Text(name), *middle, Text(describe(c.a)), Text(describe(c.b)))  # Text: `[u8]` is no markup
     buffer = io.StringIO()
     console = Console(file=buffer, width=width, color_system=None, highlight=False)
     if diff.layers:

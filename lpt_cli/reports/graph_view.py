@@ -15,6 +15,7 @@ from typing import Any
 from ..ir import Graph, Node, Output
 from .model import ORIGINAL, LayerRow
 from .layout import layering, order_rows
+from .topology import constant_nodes
 from .svg import LOW_COLOUR, precision_colour
 
 BOX_W, BOX_H, GAP_X, GAP_Y, MARGIN, DUMMY_W = 150, 34, 16, 30, 16, 4
@@ -36,7 +37,8 @@ def graph_view(graph: Graph, rows: Mapping[str, LayerRow], transformed: bool) ->
     preds: dict[int | tuple[int, int], list] = {i: [] for i in keys}
     for a, b, _ in links:
         preds[b].append(a)
-    row = layering(keys, preds)
+    const = constant_nodes(graph)
+    row = layering(keys, preds, {i for i, node in enumerate(nodes) if node.id in const})
     # A long edge becomes a chain of dummies, one per row it crosses: key (edge number, step).
     chains: list[list[tuple[int, int]]] = []
     preds = {i: [] for i in keys}

@@ -74,6 +74,8 @@ const data = JSON.parse(document.getElementById('lpt-graphs').textContent);
 const BW = data.box[0], BH = data.box[1];
 const esc = s => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 const short = (s, n) => s.length <= n ? s : s.slice(0, n - 1) + '\\u2026';
+// A name keeps its end (`…layer.3/attention/MatMul`): exports share long prefixes.
+const tail = (s, n) => s.length <= n ? s : '\\u2026' + s.slice(s.length - n + 1);
 const byName = [new Map(), new Map()];
 const body = document.querySelector('#layers tbody');
 const views = [document.getElementById('view-before'), document.getElementById('view-after')];
@@ -111,7 +113,7 @@ function draw(which) {
       parts.push(`<g class="n k-${kind} s-${status}${i === selected[which] ? ' sel' : ''}" data-i="${i}">` +
         `<title>${esc(hover)}</title><rect x="${x}" y="${y}" width="${BW}" height="${BH}" rx="5"/>` +
         `<text class="t" x="${x + 6}" y="${y + 14}">${esc(short(type, 22))}</text>` +
-        `<text x="${x + 6}" y="${y + 28}">${esc(short(name, 24))}</text></g>`);
+        `<text x="${x + 6}" y="${y + 28}">${esc(tail(name, 24))}</text></g>`);
     });
     svg.innerHTML = parts.join('');
   };
@@ -147,6 +149,8 @@ function choose(name, afterName) {
 }
 draw(0);
 draw(1);
+// Open on the layer people look for first: the first one left in float, else the first weightable one.
+if (data.start !== null) choose(data.start, null);
 
 const filter = document.getElementById('filter');
 const boxes = [...document.querySelectorAll('input.status')];
@@ -238,11 +242,19 @@ def report_html(analysis: Analysis) -> str:
     return "\n".join(parts) + "\n"
 
 
+def start_layer(rows: tuple[LayerRow, ...]) -> str | None:
+    """The layer the page opens centred on: the first left in original precision, else the first
+    weightable one, else the first layer (None: no layer)."""
+    left_in_float = next((row.name for row in rows if row.status == ORIGINAL), None)
+    weightable = next((row.name for row in rows if row.type in WEIGHTABLE), None)
+    return left_in_float or weightable or (rows[0].name if rows else None)
+
+
 def _graphs_json(analysis: Analysis) -> str:
     """Both graphs laid out, and per original layer [its name after LPT, status line, reason line]."""
     layers = analysis.report.layers
     after_rows = {row.transformed_name: row for row in layers if row.transformed_name is not None}
-    data = {"box": [BOX_W, BOX_H],
+    data = {"box": [BOX_W, BOX_H], "start": start_layer(layers),
             "graphs": [graph_view(analysis.before, {row.name: row for row in layers}, transformed=False),
                        graph_view(analysis.after, after_rows, transformed=True)],
             "rows": {row.name: [row.transformed_name, f"{row.type}, {row.status}",

@@ -64,6 +64,7 @@ class Summary:
     applied: dict[str, int] = field(default_factory=dict)
     weight_compressed: dict[str, int] = field(default_factory=dict)  # weights type -> layers
     macs_per_position: bool = False  # dynamic dimensions counted as 1 in the MACs
+    dynamic_inputs: dict[str, list[int]] = field(default_factory=dict)  # input -> shape, -1 dynamic
 
 
 @dataclass(frozen=True)

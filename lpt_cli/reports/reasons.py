@@ -103,7 +103,7 @@ def _from_dequantization(original: Node, after: Node, now: Mapping[str, Node],
     found = {i: dq for i, dq in ports.items() if dq is not None}
     if not any(i != 1 or not weightable for i in found):  # no dequantized activation
         return Reason("no_dequantization_upstream", _upstream_detail(original, now, decisions), name)
-    restricted = _restriction(original.type, found, config)
+    restricted = _restriction(original.type, after.inputs[0].source.rank, found, config)
     if restricted is not None:
         return Reason(*restricted, name)
     if not all(dq.constant for dq in found.values()):
@@ -112,10 +112,10 @@ def _from_dequantization(original: Node, after: Node, now: Mapping[str, Node],
     return Reason("transformation_declined", f"{name} matched a dequantization but left the layer as is", name)
 
 
-def _restriction(op_type: str, found: Mapping[int, DequantizationSummary], config: Config) -> tuple[str, str] | None:
-    for rule in config.precision_restrictions:
-        if rule.op != op_type:
-            continue
+def _restriction(op_type: str, rank: int | None, found: Mapping[int, DequantizationSummary],
+                 config: Config) -> tuple[str, str] | None:
+    rule = config.precision_restriction(op_type, rank)
+    if rule is not None:
         for port, allowed in rule.ports.items():
             dq = found.get(port)
             if dq is not None and dq.precision not in allowed:

@@ -11,7 +11,7 @@ above its first consumer), then one barycenter pass per direction to order each 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import escape
@@ -19,6 +19,7 @@ from xml.sax.saxutils import escape
 from ..errors import LptError
 from ..ir import Graph, Node, Output
 from ..ir.eltypes import REPORTED_LOW_PRECISION
+from ..text import shorten
 from .analyze import Analysis
 from .model import LayerRow
 from .chain import find_layer, require_layer
@@ -37,10 +38,13 @@ def precision_colour(value: Output) -> str:
     return FLOAT_COLOUR if value.element_type.name in _FLOATS else OTHER_COLOUR
 
 
-def neighbourhood(graph: Graph, focus: Node, rank: Mapping[int, int] | None = None) -> list[Node]:
+def neighbourhood(graph: Graph, focus: Node, rank: Mapping[int, int] | None = None,
+                  made: AbstractSet[str] = frozenset()) -> list[Node]:
     """`focus`, its producers up to UPSTREAM ops, its consumers up to DOWNSTREAM ops, and the
     Constants those ops read, at most MAX_NODES, in the graph's topological order (`rank`:
-    node id -> position in it, when the caller draws many layers of one graph)."""
+    node id -> position in it, when the caller draws many layers of one graph). An op named in
+    `made` (the dequantizations LPT inserted) counts no step, so the picture after LPT reaches
+    the same layers as the one before (the consumer after a Relu)."""
     picked: dict[int, Node] = {focus.id: focus}
 
     def add(node: Node) -> bool:
@@ -53,6 +57,10 @@ def neighbourhood(graph: Graph, focus: Node, rank: Mapping[int, int] | None = No
         frontier = [focus]
         for _ in range(depth):
             frontier = [n for node in frontier for n in step(node) if n.type != "Constant" and add(n)]
+            extra = frontier
+            while extra := [n for node in extra if node.name in made for n in step(node)
+                            if n.type != "Constant" and add(n)]:
+                frontier += extra
     for node in list(picked.values()):
         for slot in node.inputs:
             if _drawn_constant(slot.source, node, slot.index):
@@ -113,6 +121,7 @@ def _layout(title: str, nodes: list[Node], focus: Node | None) -> _Panel:
 
 
 def _short(text: str, limit: int = 27) -> str:
+    """A tensor or a heading in `limit` characters: the start matters."""
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -153,7 +162,7 @@ def _panel_svg(panel: _Panel, dx: float, prefix: str) -> list[str]:
         out.append(f'<g><title>{escape(node.type)} {escape(node.name)}: {escape(outs)}</title>'
                    f'<rect x="{x:.1f}" y="{y:.1f}" width="{BOX_W}" height="{BOX_H}" rx="6" class="{kind}"/>'
                    f'<text x="{x + 8:.1f}" y="{y + 15:.1f}" class="type">{escape(node.type)}</text>'
-                   f'<text x="{x + 8:.1f}" y="{y + 29:.1f}" class="name">{escape(_short(node.name))}</text>'
+                   f'<text x="{x + 8:.1f}" y="{y + 29:.1f}" class="name">{escape(shorten(node.name, 27))}</text>'
                    f'<text x="{x + 8:.1f}" y="{y + 43:.1f}" class="out" fill="{colour}">'
                    f"{escape(_short(outs, 30))}</text></g>")
     out.append("</g>")
@@ -184,6 +193,9 @@ class LayerPictures:
     def __init__(self, before: Graph, after: Graph) -> None:
         self.graphs = (before, after)
         self._ranks: dict[int, dict[int, int]] = {}
+        original = {node.name for node in before.nodes.values()}
+        made_by_lpt = frozenset(n.name for n in after.nodes.values() if n.name not in original)
+        self._made: tuple[frozenset[str], frozenset[str]] = (frozenset(), made_by_lpt)
 
     def _around(self, which: int, name: str | None) -> tuple[list[Node], Node | None]:
         graph = self.graphs[which]
@@ -191,7 +203,7 @@ class LayerPictures:
         if focus is None:
             return [], None
         rank = self._ranks.setdefault(which, topological_rank(graph))
-        return neighbourhood(graph, focus, rank), focus
+        return neighbourhood(graph, focus, rank, self._made[which]), focus
 
     def svg(self, name: str, after_name: str | None, heading: tuple[str, ...], prefix: str = "") -> str:
         """The SVG document: layer `name` before LPT beside `after_name` (its name after LPT; None:
@@ -253,11 +265,12 @@ def heading_of(row: LayerRow | None, name: str) -> tuple[str | None, tuple[str, 
 
 
 def write_document(path: Path, text: str, option: str) -> None:
-    """Writes `text` to `path` through a temporary file, so a failure leaves nothing behind."""
+    """Writes `text` to `path` through a temporary file, so a failure (or Ctrl-C) leaves nothing behind."""
     temp = path.with_name(f".{path.name}.tmp")
     try:
         temp.write_text(text, encoding="utf-8")
         os.replace(temp, path)
     except OSError as exc:
-        temp.unlink(missing_ok=True)
         raise LptError(f"{option} {path}: cannot write: {exc.strerror or exc}") from None
+    finally:
+        temp.unlink(missing_ok=True)

@@ -36,6 +36,18 @@ def layers(graph: Graph) -> list[Node]:
     return [n for n in graph.topological_order() if n.type not in _NOT_LAYERS and n.id not in const]
 
 
+def shape_layers(graph: Graph) -> set[str]:
+    """Names of the layers that compute shapes, not data: each ShapeOf, and each op whose inputs
+    are all shapes or constants (the Gather/Concat/Range behind a Reshape's target shape)."""
+    const = constant_nodes(graph)
+    found: set[int] = set()
+    for node in graph.topological_order():
+        sources = {slot.source.node.id for slot in node.inputs}
+        if node.type == "ShapeOf" or (sources & found and sources <= found | const):
+            found.add(node.id)
+    return {node.name for node in graph.nodes.values() if node.id in found and node.type != "Result"}
+
+
 def data_inputs(node: Node) -> list[Output]:
     """Inputs that carry tensors (not constant parameters); weights count for weightable ops."""
     if node.type in WEIGHTABLE:

@@ -55,6 +55,18 @@ def median_interval(sorted_ms: np.ndarray) -> tuple[float, float]:
     return float(sorted_ms[low]), float(sorted_ms[high])
 
 
+def speedup(result: BenchResult, base: BenchResult) -> float | None:
+    """How many times faster `result` runs than `base`, from the median latencies (throughput
+    also counts the loop's own time, which weighs on a 0.2 ms model); None when the medians'
+    95% intervals overlap: no measured difference."""
+    if result is base:
+        return 1.0
+    (low, high), (base_low, base_high) = result.median_ci_ms, base.median_ci_ms
+    if low <= base_high and base_low <= high:
+        return None
+    return base.median_ms / result.median_ms
+
+
 class _Runner:
     """One model's requests and what they measured so far."""
 

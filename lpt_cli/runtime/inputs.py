@@ -1,10 +1,9 @@
 """Model inputs for verify/benchmark: seeded random tensors, or arrays from an .npz file.
 
 Shapes come from the model, from `--shape NAME=1,3,224,224`, or, for a dynamic dimension
-nobody gave, from a documented default that makes a realistic input (never a 1x1 image or a
-one-token sequence, which hide what full-size inputs show): batch 1; the spatial dimensions of
-a rank-4 input 224; the sequence of a rank-2 input 128; any other dimension 16. Integer inputs
-named like a mask get ones followed by zeros on the last quarter (a padded attention mask).
+nobody gave, from a documented default that makes a realistic input (lpt_cli/input_sizes.py).
+Integer inputs named like a mask get ones followed by zeros on the last quarter (a padded
+attention mask).
 """
 from __future__ import annotations
 
@@ -15,6 +14,7 @@ import numpy as np
 import openvino as ov
 
 from ..errors import LptError
+from ..input_sizes import default_dim
 
 
 Shapes = dict[str, tuple[int, ...]]  # input name ("" for the only input) -> shape
@@ -33,16 +33,6 @@ def parse_shapes(specs: tuple[str, ...]) -> Shapes:
             raise LptError(f"--shape {spec[:80]!r}: dimensions must be positive integers")
         shapes[name.strip()] = shape
     return shapes
-
-
-def _default_dim(axis: int, rank: int) -> int:
-    if axis == 0:
-        return 1
-    if rank == 4 and axis >= 2:
-        return 224
-    if rank == 2:
-        return 128
-    return 16
 
 
 def input_shapes(model: ov.Model | ov.CompiledModel, shapes: Shapes | None = None,
@@ -71,7 +61,7 @@ def input_shapes(model: ov.Model | ov.CompiledModel, shapes: Shapes | None = Non
             raise LptError(f"input '{names[i]}' has a dynamic rank: give --shape {names[i]}=... or --inputs FILE.npz")
         else:
             rank = pshape.rank.get_length()
-            shape = tuple(d.get_length() if d.is_static else _default_dim(axis, rank) for axis, d in enumerate(pshape))
+            shape = tuple(d.get_length() if d.is_static else default_dim(axis, rank) for axis, d in enumerate(pshape))
             if pshape.is_dynamic and notes is not None:
                 notes.append(f"input '{names[i]}' {pshape}: using {','.join(map(str, shape))} "
                              f"(give --shape {names[i]}=...)")

@@ -11,10 +11,11 @@ from dataclasses import dataclass
 import openvino as ov
 
 from ..ir.eltypes import REPORTED_LOW_PRECISION
-from ..text import table_lines, terminal_width
 
 _LOW = frozenset(t.name for t in REPORTED_LOW_PRECISION)
+_FLOAT = frozenset({"f32", "f16", "bf16", "f64"})
 _NOT_KERNELS = frozenset({"Reorder", "Const", "Input", "Output"})
+DEQUANTIZATION_SUFFIX = "/DequantizationMultiply"  # LPT's name for the dequantization it moved after a layer
 
 
 @dataclass(frozen=True)
@@ -27,10 +28,22 @@ class RuntimeLayer:
     original_names: tuple[str, ...]
 
     @property
-    def low_precision(self) -> bool:
-        """Computed on integers: an integer kernel/input, or (a quantizer) integer output."""
-        return (self.runtime_precision.lower() in _LOW or self.primitive.upper().endswith(("_I8", "_U8"))
-                or any(p.lower() in _LOW for p in self.output_precisions)) and self.layer_type != "Reorder"
+    def computes_low(self) -> bool:
+        """Computed on u8/i8: u8/i8 inputs on an integer primitive (`..._I8`, data movement
+        included). A float kernel reading i8 (Swin-T's attention MatMul on AVX2, `brgemm_avx2_f32`)
+        or a weight-compressed FullyConnected reporting u8 weights computes in float."""
+        return (self.runtime_precision.lower() in _LOW and self.primitive.upper().endswith(("_I8", "_U8"))
+                and self.layer_type != "Reorder")
+
+    @property
+    def outputs_low(self) -> bool:
+        """Its output is u8/i8: a quantizer (a FakeQuantize, or one fused into the op), or integer data."""
+        return any(p.lower() in _LOW for p in self.output_precisions[:1]) and self.layer_type != "Reorder"
+
+    @property
+    def float_input(self) -> bool:
+        """Computed from float data (so a u8/i8 output is a quantization, not integer data moved on)."""
+        return self.runtime_precision.lower() in _FLOAT
 
 
 @dataclass(frozen=True)
@@ -60,11 +73,15 @@ def runtime_layers(compiled: ov.CompiledModel) -> list[RuntimeLayer]:
     return found
 
 
+def is_int8_kernel(layer: RuntimeLayer) -> bool:
+    """An op computing with an integer kernel (primitiveType ending in _I8/_U8); data movement
+    (Reorder) and constants/inputs/outputs do not count."""
+    return layer.layer_type not in _NOT_KERNELS and layer.primitive.upper().endswith(("_I8", "_U8"))
+
+
 def int8_kernels(compiled: ov.CompiledModel) -> int:
-    """How many runtime ops compute with an integer kernel (primitiveType ending in _I8/_U8);
-    data movement (Reorder) and constants/inputs/outputs do not count."""
-    return sum(1 for layer in runtime_layers(compiled)
-               if layer.layer_type not in _NOT_KERNELS and layer.primitive.upper().endswith(("_I8", "_U8")))
+    """How many runtime ops of `compiled` compute with an integer kernel."""
+    return sum(1 for layer in runtime_layers(compiled) if is_int8_kernel(layer))
 
 
 def by_original_name(layers: list[RuntimeLayer]) -> dict[str, tuple[RuntimeLayer, bool]]:
@@ -77,22 +94,28 @@ def by_original_name(layers: list[RuntimeLayer]) -> dict[str, tuple[RuntimeLayer
     return found
 
 
+def ran_low(layer: RuntimeLayer, name: str, own: bool) -> bool:
+    """Whether IR layer `name`, listed in `layer`'s originalLayersNames, computed on integers there.
+    A layer fused into a snippets Subgraph does not take the Subgraph's precision, which is its
+    narrowest input's (lpt_cli/isa.py, rule subgraph_precision): it did when LPT's dequantization
+    of it is fused there too."""
+    if layer.layer_type == "Subgraph" and not own:
+        return f"{name}{DEQUANTIZATION_SUFFIX}" in layer.original_names
+    return layer.computes_low
+
+
 def perf_counters(request: ov.InferRequest) -> list[PerfRow]:
     return [PerfRow(p.node_name, p.status.name, p.node_type, p.exec_type,
                     p.real_time.total_seconds() * 1e3, p.cpu_time.total_seconds() * 1e3)
             for p in request.profiling_info]
 
 
-def format_perf(rows: list[PerfRow], width: int | None = None) -> str:
-    """The rows as benchmark_app -pc prints them, with a total line, fitted to `width`
-    (default: the terminal's) by cutting the longest columns."""
-    table = [("layerName", "execStatus", "layerType", "execType", "realTime (ms)", "cpuTime (ms)")]
-    table += [(r.layer, r.status, r.layer_type, r.exec_type, f"{r.real_ms:.3f}", f"{r.cpu_ms:.3f}") for r in rows]
-    lines = table_lines(table, width or terminal_width(), right=frozenset({4, 5}))
-    total_real = sum(r.real_ms for r in rows)
-    total_cpu = sum(r.cpu_ms for r in rows)
-    lines.append(f"Total time: {total_real:.3f} ms (real), {total_cpu:.3f} ms (cpu)")
-    return "\n".join(lines) + "\n"
+PERF_HEADER = ("layerName", "execStatus", "layerType", "execType", "realTime (ms)", "cpuTime (ms)")
+
+
+def perf_cells(row: PerfRow) -> tuple[str, ...]:
+    """One row of benchmark_app -pc, as text (PERF_HEADER's columns)."""
+    return (row.layer, row.status, row.layer_type, row.exec_type, f"{row.real_ms:.3f}", f"{row.cpu_ms:.3f}")
 
 
 def describe(layer: RuntimeLayer) -> str:

@@ -7,7 +7,8 @@ the given inputs and hands back the outputs and the runtime model's per-op rt_in
 model runs two steps on the same inputs from its initial state, and hands back both steps'
 outputs: the second reads what the first stored). A crash
 is a result (`crashed`), not the end of the caller. `CompileChecker` keeps one child for many
-compile-only checks (the fuzzer's outputs, every output the test suite writes).
+compile-only checks (the fuzzer's outputs, every output the test suite writes), `PluginRunner`
+one for many runs (the per-op tests).
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import select
 import subprocess
 import sys
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,8 +42,9 @@ class PluginRun:
 
 
 def plugin_run(xml_path: str | Path, inputs: dict[str, np.ndarray], *, device: str = "CPU",
-               timeout: float = 600.0) -> PluginRun:
-    """Compiles and infers `xml_path` in a child process; `inputs` by input name."""
+               timeout: float = 600.0, env: Mapping[str, str] | None = None) -> PluginRun:
+    """Compiles and infers `xml_path` in a child process; `inputs` by input name; `env` adds to the
+    child's environment (ONEDNN_MAX_CPU_ISA caps the plugin's ISA)."""
     with tempfile.TemporaryDirectory(prefix="lpt-oracle-") as tmp:
         folder = Path(tmp)
         # (numpy's stub types **kwds as if a key could be its `allow_pickle` flag)
@@ -49,7 +52,7 @@ def plugin_run(xml_path: str | Path, inputs: dict[str, np.ndarray], *, device: s
         cmd = [sys.executable, "-m", "lpt_cli.runtime.oracle", str(xml_path), str(folder), device]
         try:
             done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False,
-                                  env=_child_env())
+                                  env=_child_env(**(env or {})))
         except subprocess.TimeoutExpired:
             return PluginRun(error=f"no answer within {timeout:.0f} s", crashed=True)
         if done.returncode == 3:
@@ -103,11 +106,13 @@ def _child(xml_path: str, folder: str, device: str) -> int:
     return 0
 
 
-class CompileChecker:
-    """A persistent child that reads and compiles models on the CPU plugin, one at a time (a
-    model with an input of dynamic rank, which the plugin never compiles, is only read):
-    starting openvino costs about a second, a compile of a small model milliseconds. The child is
-    restarted after a crash, a timeout, or `restart_every` checks (the plugin's caches grow)."""
+class _ServedChild:
+    """A persistent child answering one JSON line per request line (`python -m
+    lpt_cli.runtime.oracle FLAG`): starting openvino costs about a second, a compile of a small
+    model milliseconds. The child is restarted after a crash, a timeout, or `restart_every`
+    requests (the plugin's caches grow)."""
+
+    _flag = ""
 
     def __init__(self, *, timeout: float = 60.0, restart_every: int = 200) -> None:
         self.timeout = timeout
@@ -115,11 +120,11 @@ class CompileChecker:
         self._proc: subprocess.Popen[str] | None = None
         self._used = 0
 
-    def check(self, xml_path: str | Path) -> str | None:
-        """None when the plugin reads and compiles `xml_path`; else why not (one line)."""
+    def _ask(self, request: str) -> dict[str, object] | str:
+        """The child's answer to one request line, or why there is none (it crashed, timed out)."""
         if self._proc is None or self._proc.poll() is not None or self._used >= self.restart_every:
             self.stop()
-            self._proc = subprocess.Popen([sys.executable, "-m", "lpt_cli.runtime.oracle", "--serve"],
+            self._proc = subprocess.Popen([sys.executable, "-m", "lpt_cli.runtime.oracle", self._flag],
                                           stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                           stderr=subprocess.DEVNULL, text=True, env=_child_env(OMP_NUM_THREADS="1"))
             self._used = 0
@@ -127,7 +132,7 @@ class CompileChecker:
         proc = self._proc
         assert proc.stdin is not None and proc.stdout is not None
         try:
-            proc.stdin.write(f"{Path(xml_path).resolve()}\n")
+            proc.stdin.write(f"{request}\n")
             proc.stdin.flush()
         except BrokenPipeError:
             self.stop()
@@ -138,11 +143,11 @@ class CompileChecker:
             code = proc.poll()
             self.stop()
             return f"OpenVINO crashed (exit {code})" if code is not None else f"no answer within {self.timeout:.0f} s"
-        answer = json.loads(line)
-        return None if answer["ok"] else str(answer["error"])
+        answer: dict[str, object] = json.loads(line)
+        return answer
 
     def stop(self) -> None:
-        """Ends the child (a later check starts a new one)."""
+        """Ends the child (a later request starts a new one)."""
         if self._proc is not None:
             self._proc.kill()
             self._proc.wait()
@@ -150,6 +155,49 @@ class CompileChecker:
                 if pipe is not None:
                     pipe.close()
             self._proc = None
+
+
+class CompileChecker(_ServedChild):
+    """A persistent child that reads and compiles models on the CPU plugin, one at a time (a
+    model with an input of dynamic rank, which the plugin never compiles, is only read)."""
+
+    _flag = "--serve"
+
+    def check(self, xml_path: str | Path) -> str | None:
+        """None when the plugin reads and compiles `xml_path`; else why not (one line)."""
+        answer = self._ask(str(Path(xml_path).resolve()))
+        if isinstance(answer, str):
+            return answer
+        return None if answer["ok"] else str(answer["error"])
+
+
+class PluginRunner(_ServedChild):
+    """`plugin_run` for many models in one persistent child (INFERENCE_PRECISION_HINT f32 too; no
+    runtime layers): a test that runs hundreds of tiny models pays openvino's start once. The
+    child runs one thread and one stream, as the compile checks: compare runs of this runner with
+    each other, not with `plugin_run`'s."""
+
+    _flag = "--serve-runs"
+
+    def run(self, xml_path: str | Path, inputs: dict[str, np.ndarray]) -> PluginRun:
+        """Compiles and infers `xml_path`; `inputs` by input name."""
+        with tempfile.TemporaryDirectory(prefix="lpt-oracle-") as tmp:
+            folder = Path(tmp)
+            np.savez(folder / "inputs.npz", **inputs)  # type: ignore[arg-type]  # as in plugin_run
+            answer = self._ask(json.dumps({"xml": str(Path(xml_path).resolve()), "folder": str(folder)}))
+            if isinstance(answer, str):
+                return PluginRun(error=answer, crashed=True)
+            if not answer["ok"]:
+                return PluginRun(error=str(answer["error"]))
+            with np.load(folder / "outputs.npz") as data:
+                return PluginRun(outputs=[data[f"out{i}"] for i in range(len(data.files))])
+
+    def read(self, xml_path: str | Path) -> str | None:
+        """None when `core.read_model` accepts `xml_path` (nothing compiled); else why not."""
+        answer = self._ask(json.dumps({"xml": str(Path(xml_path).resolve()), "folder": None}))
+        if isinstance(answer, str):
+            return answer
+        return None if answer["ok"] else str(answer["error"])
 
 
 def _serve() -> int:
@@ -174,5 +222,38 @@ def _serve() -> int:
     return 0
 
 
+def _serve_runs() -> int:
+    """The runner's child: a JSON request per stdin line (`xml`, and `folder` with inputs.npz to
+    infer, or null to only read), one JSON answer per line; outputs go to folder/outputs.npz."""
+    import warnings
+
+    warnings.simplefilter("ignore")
+    import openvino as ov
+
+    from .compile import openvino_message
+
+    core = ov.Core()
+    core.set_property("CPU", {"INFERENCE_NUM_THREADS": 1, "NUM_STREAMS": 1})
+    for line in sys.stdin:
+        request = json.loads(line)
+        try:
+            model = core.read_model(request["xml"])
+            if request["folder"] is not None:
+                out = Path(request["folder"])
+                compiled = core.compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+                with np.load(out / "inputs.npz") as data:
+                    feed = {name: data[name] for name in data.files}
+                results = compiled.create_infer_request().infer(feed)
+                outputs = {f"out{i}": np.asarray(results[o]) for i, o in enumerate(compiled.outputs)}
+                np.savez(out / "outputs.npz", **outputs)  # type: ignore[arg-type]  # as in _child
+            answer: dict[str, object] = {"ok": True}
+        except Exception as exc:  # noqa: BLE001 - any refusal is the answer
+            answer = {"ok": False, "error": openvino_message(exc)[:300]}
+        print(json.dumps(answer), flush=True)
+    return 0
+
+
+_SERVERS = {"--serve": _serve, "--serve-runs": _serve_runs}
+
 if __name__ == "__main__":
-    sys.exit(_serve() if sys.argv[1:] == ["--serve"] else _child(*sys.argv[1:4]))
+    sys.exit(_SERVERS[sys.argv[1]]() if sys.argv[1] in _SERVERS else _child(*sys.argv[1:4]))

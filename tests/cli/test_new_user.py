@@ -43,13 +43,14 @@ def test_missing_model_is_one_line_naming_it(tmp_path: Path, command: str) -> No
 
 
 def test_folder_as_model(tmp_path: Path) -> None:
-    line = one_error_line(run("transform", tmp_path))
+    line = one_error_line(run("verify", tmp_path))
     assert line == f"lpt: error: {tmp_path}: is a folder, expected an IR .xml file"
 
 
-def test_report_on_a_folder_without_models(tmp_path: Path) -> None:
-    """`lpt report FOLDER` reports every model in it; an empty folder is one clear line."""
-    line = one_error_line(run("report", tmp_path))
+@pytest.mark.parametrize("command", ["transform", "report"])
+def test_folder_without_models(tmp_path: Path, command: str) -> None:
+    """`lpt transform FOLDER` and `lpt report FOLDER` take every model in it; none is one clear line."""
+    line = one_error_line(run(command, tmp_path))
     assert line == f"lpt: error: {tmp_path}: no .xml model in this folder"
 
 
@@ -214,7 +215,7 @@ def test_missing_runtime_device_fails_before_the_report() -> None:
 
 def test_help_lists_full_first_sentences_and_completion() -> None:
     text = " ".join(run("--help", terminal_width=200).stdout.split())
-    for sentence in ("Apply OpenVINO's Low Precision Transformations to the quantized IR MODEL.xml.",
+    for sentence in ("Apply OpenVINO's Low Precision Transformations to quantized IR models.",
                      "Run MODEL and its LPT-transformed version on the same inputs and compare the outputs.",
                      "Throughput and latency of MODEL, its LPT-transformed version and an FP32 reference."):
         assert sentence in text
@@ -226,18 +227,20 @@ def test_config_list_says_what_each_profile_allows() -> None:
     lines = run("config", "list").stdout.splitlines()
     described = dict(line.split(maxsplit=1) for line in lines)
     assert "u8-only activations on Convolution" in described["cpu-vnni"]
+    assert "avx512_core_vnni" in described["cpu-vnni"] and "i8 attention in snippets" in described["cpu-vnni"]
     assert "u8 or i8 activations on Convolution" in described["cpu-amx"]
     assert "here cpu-" in described["cpu"]
 
 
 def test_cpu_resolution_says_why_without_claiming_vnni() -> None:
-    from lpt_cli.lpt.engine.config import cpu_variant
+    from lpt_cli.isa import resolve_cpu
 
-    variant, why = cpu_variant("flags\t: fpu avx2\n")
-    assert variant == "cpu-vnni"
-    assert why == "no AMX, AVX2-VNNI-2 or VNNI: u8-only activations on Convolution"
-    variant, why = cpu_variant("flags\t: fpu avx2 amx_tile\n")
-    assert (variant, why) == ("cpu-amx", "amx_tile present: u8 or i8 activations on Convolution")
+    found = resolve_cpu("flags\t: fpu avx avx2\n", environ={})
+    assert found.profile.name == "cpu-avx2"
+    assert found.why == ("oneDNN may use avx2: u8-only activations on Convolution, attention MatMuls as MatMul "
+                         "nodes, AVX2 limits on INT8 Deconvolution")
+    found = resolve_cpu("flags\t: fpu avx avx2 amx_tile\n", environ={}, tile_permission=lambda: True)
+    assert found.profile.name == "cpu-avx2" and "AMX flags without amx_int8, amx_bf16, avx512_fp16" in found.why
 
 
 # --- transform: what it says about what it wrote ---------------------------------------------

@@ -96,3 +96,13 @@ def test_svg_takes_one_model(tmp_path):
     result = CliRunner().invoke(main, ["report", str(DETECTION), str(MODELS / "resnet.xml"), "--layer", "conv_2",
                                        "--svg", str(tmp_path / "x.svg")])
     assert result.exit_code == 2 and "takes one model" in result.stderr
+
+
+def test_the_picture_after_lpt_reaches_the_layers_the_one_before_does(tmp_path):
+    """The dequantization Multiply LPT puts after a conv counted as one of the three consumers
+    drawn, so the FakeQuantize after conv -> add -> relu was missing from the picture after LPT."""
+    svg = draw(tmp_path, "conv_32", "cpu", MODELS / "resnet.xml")
+    panels = {g.get("id"): {t.text for t in g.iter(f"{SVG}title")} for g in svg.iter(f"{SVG}g")
+              if g.get("id") in ("before-lpt", "after-lpt")}
+    for panel in ("before-lpt", "after-lpt"):
+        assert any(title.startswith("FakeQuantize relu_35/fq_output_0:") for title in panels[panel]), panel

@@ -11,8 +11,8 @@ from lpt_cli.cli.main import main
 from lpt_cli.ir.reader import read_ir
 
 MODEL = Path(__file__).resolve().parents[2] / "fixtures" / "models" / "resnet.xml"
-STEPS = ["01_common_optimizations", "02_prerequisites", "03_markup", "04_main", "05_cleanup", "06_fold_fake_quantize",
-         "07_constant_folding"]
+STEPS = ["01_common_optimizations", "02_pre_lpt", "03_prerequisites", "04_markup", "05_main", "06_cleanup",
+         "07_fold_fake_quantize", "08_constant_folding"]
 
 
 def transform(tmp_path: Path, trace: Path, *extra: str):
@@ -42,31 +42,31 @@ def test_one_readable_ir_per_step(traced: Path) -> None:
 
 
 def test_markup_attributes_appear_from_the_markup_step_on(traced: Path) -> None:
-    assert not any(name.startswith("LowPrecision::") for name in attribute_names(traced / "02_prerequisites.xml"))
-    names = attribute_names(traced / "03_markup.xml")
+    assert not any(name.startswith("LowPrecision::") for name in attribute_names(traced / "03_prerequisites.xml"))
+    names = attribute_names(traced / "04_markup.xml")
     assert {"LowPrecision::Precisions", "LowPrecision::QuantizationGranularity"} <= names
 
 
 def test_fake_quantize_output_carries_its_precisions(traced: Path) -> None:
-    graph = read_ir(traced / "03_markup.xml")
+    graph = read_ir(traced / "04_markup.xml")
     fq = next(n for n in graph if n.type == "FakeQuantize" and n.outputs[0].xml_rt_info is not None)
     values = {a.get("name"): a.get("value") for a in fq.outputs[0].xml_rt_info.iter("attribute")}
     assert values["LowPrecision::Precisions"] in ("u8", "i8", "u8,i8", "i8,u8")
 
 
 def test_lowp_ports_in_the_main_step(traced: Path) -> None:
-    graph = read_ir(traced / "04_main.xml")
+    graph = read_ir(traced / "05_main.xml")
     assert any(n.type == "Convolution" and n.inputs[1].source.element_type.name == "i8" for n in graph)
 
 
 def test_existing_folder_is_reused_and_files_overwritten(tmp_path: Path) -> None:
     trace = tmp_path / "trace"
     trace.mkdir()
-    (trace / "03_markup.xml").write_text("stale")
+    (trace / "04_markup.xml").write_text("stale")
     (trace / "notes.txt").write_text("kept")
     result = transform(tmp_path, trace, "-q")
     assert result.exit_code == 0, result.output
-    assert read_ir(trace / "03_markup.xml") is not None
+    assert read_ir(trace / "04_markup.xml") is not None
     assert (trace / "notes.txt").read_text() == "kept"
 
 
@@ -83,7 +83,7 @@ def test_trace_path_that_is_a_file_is_one_line_exit_2(tmp_path: Path) -> None:
 def test_summary_names_the_trace(tmp_path: Path) -> None:
     result = transform(tmp_path, tmp_path / "t")
     assert result.exit_code == 0, result.output
-    assert "trace:" in result.stderr and "07_constant_folding" in result.stderr
+    assert "trace:" in result.stderr and "08_constant_folding" in result.stderr
 
 
 def test_help_documents_trace() -> None:

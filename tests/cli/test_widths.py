@@ -30,8 +30,8 @@ def test_report_table_is_one_line_per_layer_within_the_width(columns: int) -> No
             and re.search(r"(low-precision|original-precision|not-quantized|removed)( |│|$)", line)]
     assert len(rows) == len(layers)  # one line per layer, none wrapped
     for line, layer in zip(rows, layers):
-        name = line.strip("│ ").split()[0].rstrip("…")
-        assert layer["name"].startswith(name)
+        name = line.strip("│ ").split()[0]
+        assert layer["name"].endswith(name.lstrip("…"))  # a name is cut from the left: its end shows
     cut = [line for line in rows if "…" in line]
     assert cut  # the long reasons are cut, not wrapped
 

@@ -200,7 +200,7 @@ def test_zero_point_behind_transpose_is_dequantized_at_the_head(tmp_path: Path, 
     ran = plugin_run(tmp_path / "rt.xml", feed)
     assert ran.ok, ran.error
     dwconv = [layer for layer in ran.layers if layer.layer_type == "Convolution"]
-    assert dwconv and dwconv[0].low_precision
+    assert dwconv and dwconv[0].computes_low
     act = np.clip(np.round((feed["x"] + 1.0) / 0.01), 0, 255).transpose(0, 3, 1, 2) - 100.0
     w = graph.find("w").value.astype(np.float64)
     padded = np.pad(act, ((0, 0), (0, 0), (3, 3), (3, 3)))

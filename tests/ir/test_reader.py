@@ -91,3 +91,16 @@ def test_v10_unknown_ops_and_meta_data_are_kept(tmp_path: Path) -> None:
     assert 'version="11"' in text and '<custom_child flag="1"/>' in text and "MO_version" in text
     again = read_ir(tmp_path / "new.xml")
     assert again.find("mystery").attrs == mystery.attrs
+
+
+def test_mvn_of_opset2_takes_one_input(tmp_path: Path) -> None:
+    """MVN-0 (one input, axes as attributes) came with opset2, and OpenVINO writes it so: the reader
+    refused it ("MVN-2 takes 2 inputs, the layer has 1"), found by the per-op test of issue 19."""
+    import openvino.opset2 as opset2
+
+    x = ops.parameter([1, 2, 4, 4], np.float32, name="x")
+    mvn = opset2.mvn(x, False, True, 1e-5)
+    assert mvn.get_type_info().version_id == "opset2"
+    graph = read_ir(_save(ov.Model([mvn], [x], "mvn0"), tmp_path / "mvn0.xml"))
+    node = next(node for node in graph if node.type == "MVN")
+    assert node.version == "opset2" and len(node.inputs) == 1

@@ -39,7 +39,7 @@ def report_of(graph: Graph):
     before = copy_graph(graph)
     config = load_config("cpu-vnni")
     result = run_pipeline(graph, config)
-    return build_report("wc.xml", before, graph, result, config, "test"), graph
+    return build_report("wc.xml", before, graph, result, config), graph
 
 
 @pytest.mark.parametrize("etype", ["u8", "u4"])
@@ -56,3 +56,17 @@ def test_weight_only_model_is_reported_as_such_and_left_alone(etype: str) -> Non
 def test_quantized_model_is_not_called_weight_compressed() -> None:
     report, _ = report_of(compressed_matmul("u8", fake_quantize=True))
     assert report.summary.weight_compressed == {}
+
+
+def test_a_weight_only_share_of_zero_says_why() -> None:
+    """0.00 % alone reads as a failure of LPT; a weight-only model has no activation quantization."""
+    from lpt_cli.reports.many import ManyReport, render_many
+
+    report, _ = report_of(compressed_matmul("u8"))
+    assert report.summary.low_precision_share == 0.0
+    assert ("weightable layers in low precision: 0/1, 0.00% of 4096 MACs: weight-only (no activation "
+            "quantization)") in render(report, "table", notes=())
+    many = render_many(ManyReport((report,)), "markdown")
+    assert "| 0.00 (weight-only) |" in many
+    quantized, _ = report_of(compressed_matmul("u8", fake_quantize=True))
+    assert "weight-only" not in render(quantized, "table")

@@ -6,19 +6,21 @@ reported as original precision although the plugin runs them u8.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from lpt_cli.cli.main import LptGroup
-from lpt_cli.cli.report_cmd import report
+from lpt_cli.isa import CAP_VARIABLES, isa_levels, read_cpuinfo
 from lpt_cli.lpt.engine.config import load_config
 from lpt_cli.reports.analyze import analyze
 from lpt_cli.reports.model import ORIGINAL
 from lpt_cli.reports.topology import WEIGHTABLE
 
-MODELS = Path(__file__).resolve().parents[2] / "fixtures" / "models"
+ROOT = Path(__file__).resolve().parents[2]
+MODELS = ROOT / "fixtures" / "models"
 FIXTURES = ("resnet", "mobilenet", "transformer", "detection", "decoder")
 
 
@@ -34,18 +36,25 @@ def test_mobilenet_is_entirely_low_precision():
     assert summary.low_precision_share == 100.0
 
 
-def _runtime_report(model: Path) -> dict:
-    group = LptGroup("lpt")
-    group.add_command(report)
-    result = CliRunner().invoke(group, ["report", str(model), "--format", "json", "--runtime", "CPU"])
-    assert result.exit_code == 0, result.output
-    return json.loads(result.stdout)
+def _runtime_report(model: Path, cap: str | None) -> dict:
+    """`lpt report --config cpu --runtime CPU --format json` in a child process whose plugin (and
+    `cpu` resolution) runs under ONEDNN_MAX_CPU_ISA=`cap` (None: this CPU as it is)."""
+    env = {k: v for k, v in os.environ.items() if k not in CAP_VARIABLES}
+    if cap:
+        env[CAP_VARIABLES[0]] = cap
+    done = subprocess.run([sys.executable, "-m", "lpt_cli", "report", str(model), "--config", "cpu", "--format", "json",
+                           "--runtime", "CPU"], capture_output=True, text=True, cwd=ROOT, env=env, check=False)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("profile, cap", isa_levels(read_cpuinfo()), ids=lambda v: v or "native")
 @pytest.mark.parametrize("name", FIXTURES)
-def test_static_weightable_count_equals_the_cpu_plugin(name):
-    doc = _runtime_report(MODELS / f"{name}.xml")
+def test_static_weightable_count_equals_the_cpu_plugin(name, profile, cap):
+    """On each ISA level this CPU can run the plugin at (lpt_cli/isa.py, isa_levels)."""
+    doc = _runtime_report(MODELS / f"{name}.xml", cap)
+    assert doc["summary"]["profile"].startswith(f"cpu (resolved to {profile}: ")
     ran_low = [layer["name"] for layer in doc["runtime"]["layers"]
                if layer["type"] in WEIGHTABLE and (layer["transformed"] or {}).get("low_precision")]
     assert doc["summary"]["weightable_low_precision"] == len(ran_low)

@@ -55,3 +55,36 @@ def test_weight_fake_quantize_folded_by_lpt_is_not_called_standalone(tmp_path):
     before = graph_view(analysis.before, {row.name: row for row in analysis.report.layers}, transformed=False)
     kinds = [kind for _, type_, kind, *_ in before["nodes"] if type_ == "FakeQuantize"]
     assert len(kinds) == 4 and set(kinds) == {"fq"}  # activations and weights of both blocks
+
+
+def test_weight_chains_sit_beside_their_layer_not_on_the_top_row():
+    """The page opened on a row of weight Convert -> Multiply chains (sources go to the top) and
+    empty space: a chain of constants only now sits right above the layer it feeds."""
+    analysis, before, _ = views()
+    rows = {name: y for name, _, _, _, _, y, _ in before["nodes"]}
+    step = BOX_H + 30
+    weights = [node for node in analysis.before.nodes.values()
+               if node.type == "Multiply" and node.name.endswith("/fq_weights_1")]
+    assert weights
+    for node in weights:
+        layer = node.outputs[0].uses[0].node
+        assert rows[node.name] == rows[layer.name] - step  # right above its layer
+    assert min(rows.values()) == rows["input"]  # the model's input on top, alone with its peers
+
+
+def test_the_page_opens_on_the_first_layer_left_in_float(tmp_path):
+    import json
+    import re
+
+    from lpt_cli.reports.html import report_html, start_layer
+
+    analysis, _, _ = views()
+    first_float = next(row.name for row in analysis.report.layers if row.status == "original-precision")
+    assert start_layer(analysis.report.layers) == first_float
+    page = report_html(analysis)
+    data = json.loads(re.search(r'id="lpt-graphs">(.*?)</script>', page, re.S).group(1).replace("<\\/", "</"))
+    assert data["start"] == first_float and "if (data.start !== null) choose(data.start, null);" in page
+    assert "esc(tail(name, 24))" in page  # box names keep their end
+    every_low = [row for row in analysis.report.layers if row.status != "original-precision"]
+    weightable = next(row.name for row in every_low if row.type == "Convolution")
+    assert start_layer(tuple(every_low)) == weightable

@@ -13,7 +13,7 @@ from lpt_cli.reports.render import CSV_COLUMNS, render
 from schema_check import SCHEMA, check
 
 def _report():
-    return build_report("m.xml", original(), declined(), PipelineResult(), config_from_dict({}), "isa")
+    return build_report("m.xml", original(), declined(), PipelineResult(), config_from_dict({}))
 
 
 def test_json_matches_schema():
@@ -81,10 +81,23 @@ def test_transform_summary_matches_its_schema():
     before = original()
     conv = next(node for node in before if node.name == "conv")
     result = PipelineResult(matched={conv.id: ["ConvolutionTransformation"]})
-    report = build_report("m.xml", before, declined(), result, config_from_dict({}), "isa")
+    report = build_report("m.xml", before, declined(), result, config_from_dict({}))
     doc = transform_summary(report, before, result, output="o.xml", dialect="runtime", layers_in=9,
                             layers_written=11, seconds=0.5)
     check(doc, schema, schema["$defs"])
     rows = {row["name"]: row for row in doc["layers"]}
     assert rows["conv"]["transformations"] == ["ConvolutionTransformation"] and rows["fq"]["transformations"] == []
     assert rows["conv"]["before"]["input_precisions"] == ["f32", "f32"]
+
+
+def test_the_shape_hint_names_the_models_own_inputs_at_plausible_sizes():
+    """BERT was told `--shape NAME=1,3,224,224`; its inputs are two [?,?] sequences."""
+    from dataclasses import replace
+
+    from lpt_cli.reports.render import summary_lines
+
+    summary = replace(_report().summary, macs_per_position=True,
+                      dynamic_inputs={"input_ids": [-1, -1], "attention_mask": [-1, -1], "pixels": [-1, 3, -1, -1]})
+    line = next(line for line in summary_lines(summary) if line.startswith("MACs:"))
+    assert line.endswith("(give --shape input_ids=1,128 --shape attention_mask=1,128 --shape pixels=1,3,224,224 "
+                         "for a full inference)")

@@ -31,7 +31,7 @@ def fq_row(graph: Graph, profile: str):
     before = copy_graph(graph)
     config = load_config(profile)
     result = run_pipeline(graph, config)
-    rows = build_report("m.xml", before, graph, result, config, "").layers
+    rows = build_report("m.xml", before, graph, result, config).layers
     return next(r for r in rows if r.name == "fq")
 
 

@@ -37,7 +37,7 @@ def after_lpt(*, activation_zp: np.ndarray | None = None, weights_zp: np.ndarray
 
 
 def conv_row(after: Graph):
-    rep = build_report("m.xml", original(), after, PipelineResult(), config_from_dict({}), "test-isa")
+    rep = build_report("m.xml", original(), after, PipelineResult(), config_from_dict({}))
     return next(r for r in rep.layers if r.name == "conv"), rep.summary
 
 

@@ -6,18 +6,16 @@ import pytest
 from lpt_cli.errors import LptError
 from lpt_cli.runtime.device import core, cpu_isa, device_info, require_device
 
-CPUINFO = "processor : 0\nflags : fpu sse avx2 avx512f avx512_vnni amx_tile amx_int8\n"
-
-
-def test_isa_from_cpuinfo_flags():
-    assert cpu_isa(CPUINFO) == ("AVX2", "AVX512", "AVX512-VNNI", "AMX-INT8")
-    assert cpu_isa("flags : sse avx2\n") == ("AVX2",)
+def test_isa_lists_the_usable_isas_the_rules_tell_apart_best_first():
+    assert cpu_isa(frozenset({"sse41", "avx", "avx2", "avx2_vnni", "avx512_core", "avx512_core_vnni"})) == (
+        "avx512_core_vnni", "avx2_vnni", "avx512_core", "avx2")
+    assert cpu_isa(frozenset({"sse41", "avx", "avx2"})) == ("avx2",)
 
 
 def test_cpu_info():
     info = device_info("CPU")
     assert "FP32" in info.capabilities and info.full_name
-    assert info.int8_isa in ("AMX", "VNNI", "no VNNI/AMX")
+    assert info.cpu_profile.startswith("cpu-") and info.isa
 
 
 def test_missing_device_is_one_line_lpt_error():

@@ -23,8 +23,9 @@ WEIGHTABLE = {"conv1", "fc", "qkv", "wc"}
 
 
 def test_int8_layers_are_named_by_their_ir_layer() -> None:
-    assert parity.int8_ir_layers(RUN, WEIGHTABLE) == {"conv1", "qkv"}
-    assert parity.visible_ir_layers(RUN, WEIGHTABLE) == WEIGHTABLE
+    truth = parity.read_int8(RUN, WEIGHTABLE)
+    assert truth.int8 == {"conv1", "qkv"} and truth.float == {"fc", "wc"} and not truth.opaque
+    assert truth.activations == {"conv1": "u8", "qkv": "u8"}
 
 
 def test_kernels_are_counted_by_type_precision_primitive() -> None:
@@ -67,6 +68,68 @@ def test_output_error_wants_nan_and_infinity_where_the_reference_has_them() -> N
     for wrong in ([1.0, np.inf, -2.0, 1.0], [np.nan, -np.inf, -2.0, 1.0], [np.nan, np.inf, np.nan, 1.0]):
         assert parity.output_error(ref, np.array(wrong, np.float32)) == (float("inf"), False)
     assert parity.output_error(np.array([np.nan]), np.array([np.nan])) == (0.0, False)
+
+
+# An attention Subgraph as the AMX plugin names it (runtime-fixtures/transformer.json): the first
+# MatMul runs under the name of the Multiply fused into it, with its dequantization; the second
+# takes f32 inputs, though the Subgraph reports i8 (its narrowest input).
+ATTENTION = _layer("transpose_31", "Subgraph", "i8", "jit_avx512_i8", "transpose_8", "scale_27",
+                   "scale_27/DequantizationMultiply", "softmax_28", "context_29", "transpose_31")
+
+
+def test_a_subgraph_says_int8_only_for_the_matmul_whose_dequantization_it_holds() -> None:
+    """nodes/subgraph.cpp Subgraph::getRuntimePrecision and utils/cpu_utils.hpp getMaxPrecision:
+    a Subgraph's precision is its narrowest input's (lpt_cli/isa.py, rule subgraph_precision)."""
+    truth = parity.read_int8([ATTENTION], {"scores_25", "context_29"}, {"scale_27": "scores_25"})
+    assert truth.int8 == {"scores_25"} and truth.opaque == {"context_29"} and not truth.float
+    assert parity.judge_prediction(truth, {"scores_25": "i8"}, ()) == []
+    assert parity.judge_prediction(truth, {}, ())[0] == "missing 1 ['scores_25']"
+
+
+def test_ran_low_reads_a_fused_layer_by_its_dequantization() -> None:
+    from lpt_cli.runtime.layers import ran_low
+
+    assert ran_low(ATTENTION, "scale_27", own=False) and not ran_low(ATTENTION, "context_29", own=False)
+    assert ran_low(ATTENTION, "transpose_8", own=True)  # the Subgraph's own layer takes its precision
+    assert ran_low(RUN[0], "relu1", own=False)  # fused into a kernel: the kernel's precision
+
+
+def test_kernels_named_after_no_layer_are_counted_by_what_they_compute() -> None:
+    layers = [_layer("Multiply_75152", "FullyConnected", "i8", "brgemm_avx512_amx_i8"),
+              _layer("Multiply_5613", "MatMul", "i8", "jit_gemm_i8"),  # an SDPA MatMul: no layer of the original
+              _layer("q", "FullyConnected", "u8", "brgemm_avx512_amx_I8", "q")]
+    truth = parity.read_int8(layers, {"q", "out_lin"})
+    assert truth.int8 == {"q"} and dict(truth.unnamed_int8) == {"i8": 1}
+    assert parity.judge_prediction(truth, {"q": "u8", "out_lin": "i8"}, {"q", "out_lin"}) == []
+    assert parity.judge_prediction(truth, {"q": "u8", "out_lin": "u8"}, {"q", "out_lin"})  # u8 predicted, i8 ran
+    assert parity.judge_prediction(truth, {"q": "u8"}, {"q", "out_lin"})  # out_lin predicted float
+    twice = [*layers, _layer("Multiply_9", "FullyConnected", "u8", "jit_gemm_I8")]  # q again, for a second consumer
+    assert parity.judge_prediction(parity.read_int8(twice, {"q", "out_lin"}), {"q": "u8", "out_lin": "i8"},
+                                   {"q", "out_lin"}) == []  # a layer in two kernels is no disagreement
+    deconv = _layer("up", "Deconvolution", "f32", "jit_avx2_f32", "up")  # a GroupConvolutionBackpropData
+    assert parity.read_int8([deconv], {"q"}, others={"up"}).unnamed_float == 0
+    assert parity.read_int8([deconv], {"q"}).unnamed_float == 1
+
+
+def test_a_prediction_is_judged_on_missing_extra_and_signedness() -> None:
+    truth = parity.read_int8(RUN, WEIGHTABLE)
+    assert parity.judge_prediction(truth, {"conv1": "u8", "qkv": "u8"}, WEIGHTABLE) == []
+    assert parity.judge_prediction(truth, {"conv1": "u8"}, WEIGHTABLE)[0].startswith("missing 1 ['qkv']")
+    assert parity.judge_prediction(truth, {"conv1": "u8", "qkv": "u8", "fc": "u8"}, WEIGHTABLE)[0].startswith("extra 1")
+    assert "other activations" in parity.judge_prediction(truth, {"conv1": "i8", "qkv": "u8"}, WEIGHTABLE)[0]
+
+
+def test_a_layer_listed_under_its_alias_is_not_lost() -> None:
+    assert parity.lost_names({"scores_25"}, [ATTENTION]) == ["scores_25"]
+    assert parity.lost_names({"scores_25"}, [ATTENTION], {"scale_27": "scores_25"}) == []
+
+
+def test_a_float_kernel_reading_i8_computes_in_float() -> None:
+    """Swin-T's attention MatMul on AVX2 reports i8 on `brgemm_avx2_f32`: not an INT8 kernel, so
+    `report --runtime` does not call the layer predicted original-precision a disagreement."""
+    assert not _layer("mm", "MatMul", "i8", "brgemm_avx2_f32", "mm").computes_low
+    assert _layer("mm", "MatMul", "i8", "jit_gemm_i8", "mm").computes_low
+    assert _layer("r", "Reshape", "i8", "unknown_i8", "r").computes_low  # data movement on i8
 
 
 def test_recurrent_cells_on_integers_are_counted() -> None:

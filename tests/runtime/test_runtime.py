@@ -11,7 +11,8 @@ from lpt_cli.errors import LptError
 from lpt_cli.runtime import bench
 from lpt_cli.runtime.compile import compile_model, inference_precision
 from lpt_cli.runtime.inputs import infer, input_shapes, load_inputs, parse_shapes, random_inputs
-from lpt_cli.runtime.layers import by_original_name, format_perf, perf_counters, runtime_layers
+from lpt_cli.reports.compare import Counters
+from lpt_cli.runtime.layers import PERF_HEADER, by_original_name, perf_cells, perf_counters, runtime_layers
 
 
 @pytest.fixture(scope="module")
@@ -36,9 +37,9 @@ def test_unknown_hint_and_broken_model_are_lpt_errors(conv_xml, tmp_path):
 def test_runtime_precision_per_layer(conv_xml):
     layers = by_original_name(runtime_layers(compile_model(conv_xml)))
     conv, own = layers["conv"]
-    assert own and conv.low_precision and conv.primitive.upper().endswith("_I8")
+    assert own and conv.computes_low and conv.primitive.upper().endswith("_I8")
     softmax, _ = layers["softmax"]
-    assert not softmax.low_precision
+    assert not softmax.computes_low and not softmax.outputs_low and softmax.float_input
     assert layers["relu"] == (conv, False)  # fused into the INT8 convolution
 
 
@@ -48,9 +49,9 @@ def test_perf_counters(conv_xml):
     request.infer(random_inputs(compiled, 0))
     rows = {r.layer: r for r in perf_counters(request)}
     assert rows["conv"].status == "EXECUTED" and rows["conv"].exec_type.upper().endswith("_I8")
-    text = format_perf(list(rows.values()))
-    assert text.splitlines()[0].split()[:4] == ["layerName", "execStatus", "layerType", "execType"]
-    assert text.splitlines()[-1].startswith("Total time:")
+    counters = Counters((PERF_HEADER, *(perf_cells(r) for r in rows.values())))
+    assert counters.rows[0][:4] == ("layerName", "execStatus", "layerType", "execType")
+    assert counters.total.startswith("Total time:") and counters.total.endswith("ms (cpu)")
 
 
 def test_random_inputs_are_seeded_and_dynamic_dims_become_one(tmp_path):

@@ -21,8 +21,8 @@ def _save(model: ov.Model, path: Path) -> Path:
     return path
 
 
-def conv(folder: Path, *, fp32: bool = False, seed: int = 0, name: str = "conv") -> Path:
-    """input -> [fq_in] -> conv (3x3, 8 channels) -> relu -> softmax -> Result."""
+def conv(folder: Path, *, fp32: bool = False, seed: int = 0, name: str = "conv", scale: float = 0.01) -> Path:
+    """input -> [fq_in] -> conv (3x3, 8 channels; weights i8 * `scale`) -> relu -> softmax -> Result."""
     rng = np.random.default_rng(seed)
     x = ops.parameter([1, 3, 16, 16], np.float32, name="input")
     data = x.output(0)
@@ -31,11 +31,11 @@ def conv(folder: Path, *, fp32: bool = False, seed: int = 0, name: str = "conv")
         fq.set_friendly_name("fq_in")
         data = fq.output(0)
     w_int = rng.integers(-127, 128, (8, 3, 3, 3)).astype(np.int8)
-    scale = np.full((8, 1, 1, 1), 0.01, np.float32)
+    scales = np.full((8, 1, 1, 1), scale, np.float32)
     if fp32:
-        weights = _const(w_int.astype(np.float32) * scale)
+        weights = _const(w_int.astype(np.float32) * scales)
     else:
-        weights = ops.multiply(ops.convert(ops.constant(w_int), np.float32), _const(scale))
+        weights = ops.multiply(ops.convert(ops.constant(w_int), np.float32), _const(scales))
     c = ops.convolution(data, weights, [1, 1], [1, 1], [1, 1], [1, 1])
     c.set_friendly_name("conv")
     r = ops.relu(c)

@@ -1,108 +1,77 @@
-"""Real exports against the CPU plugin: the checks of benchmarks/zoo_parity.py, one test each.
+"""Real exports against the CPU plugin: the checks of benchmarks/zoo_parity.py, one test each,
+for each ISA this machine can run the plugin at.
 
 The zoo (fixtures/zoo.py) is built on demand into LPT_ZOO_DIR (default fixtures/cache/zoo) and
-needs the `zoo` extra; without it these tests are skipped. Checks that fail today are listed in
-known_failing.txt (strict xfails): a fixed check fails the run until the list is regenerated
-with `python tests/zoo/update_known_failing.py`.
+needs the `zoo` extra; without it these tests are skipped. The ISA matrix: on a CPU with more
+than AVX2, the plugin also runs capped at each lower ISA lpt tells apart (ONEDNN_MAX_CPU_ISA=AVX2,
+AVX2_VNNI, AVX512_CORE_VNNI: it honours the cap only downward), each time in child processes with
+the cap set and `cpu` resolved under it (lpt_cli/isa.py); an AVX2-only machine has one level. A
+level runs strict: the checks known to fail on its profile are listed in known_failing.txt with
+their reason (strict xfails, so a fixed check fails the run until the list is regenerated with
+`python tests/zoo/update_known_failing.py [--isa-cap ISA]`); a profile never recorded has none.
 """
 from __future__ import annotations
 
-import importlib.util
-import sys
 import tempfile
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
+from known_failures import entries, load_benchmark, missing_extra, params
 
-from lpt_cli.lpt.engine.config import cpu_variant, read_cpuinfo
+from lpt_cli.isa import CPU_PROFILE, isa_levels, read_cpuinfo
 
-ROOT = Path(__file__).resolve().parents[2]
 KNOWN_FAILING = Path(__file__).with_name("known_failing.txt")
-_NEEDS = ("torch", "torchvision", "timm", "transformers", "onnx", "onnxruntime", "nncf")
 
-
-def _parity() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("zoo_parity", ROOT / "benchmarks" / "zoo_parity.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-def known_failing(variant: str) -> tuple[dict[str, str], bool]:
-    """`model::check` -> reason for this CPU variant, and whether the variant was ever recorded."""
-    found, recorded = {}, False
-    for line in KNOWN_FAILING.read_text().splitlines():
-        if line.startswith("# recorded:"):
-            recorded |= line.split()[-1] == variant
-            continue
-        entry, _, reason = line.partition("#")
-        fields = entry.split()
-        if len(fields) == 2 and fields[0] == variant:
-            found[fields[1]] = reason.strip()
-    return found, recorded
-
-
-def _missing_extra() -> str | None:
-    missing = [name for name in _NEEDS if importlib.util.find_spec(name) is None]
-    return f"the zoo extra is not installed ({', '.join(missing)}): pip install -e '.[dev,zoo]'" if missing else None
-
-
-parity = _parity() if _missing_extra() is None else None
+parity = load_benchmark("zoo_parity") if missing_extra() is None else None
 MODELS = [entry.name for entry in parity.zoo.ZOO] if parity else []
 CHECKS = list(parity.CHECKS) if parity else []
-VARIANT = cpu_variant(read_cpuinfo())[0]
-KNOWN, RECORDED = known_failing(VARIANT)
+LEVELS = isa_levels(read_cpuinfo())
 
 
 @pytest.fixture(scope="session")
-def rows() -> dict[str, Any]:
-    """Rows computed on first use, one per model (building the model if needed)."""
+def rows() -> dict[tuple[str | None, str], Any]:
+    """Rows computed on first use, one per ISA level and model (building the model if needed)."""
     return {}
 
 
-def _row(rows: dict[str, Any], model: str) -> Any:
-    if model not in rows:
+def _row(rows: dict[tuple[str | None, str], Any], cap: str | None, model: str) -> Any:
+    if (cap, model) not in rows:
         assert parity is not None
         folder = parity.zoo.DEFAULT_DIR
         entry = next(e for e in parity.zoo.ZOO if e.name == model)
         parity.zoo.build(entry, folder)
         with tempfile.TemporaryDirectory(prefix="lpt-zoo-") as work:
-            rows[model] = parity.check_model(model, folder, Path(work))
-    return rows[model]
-
-
-def _params() -> list[Any]:
-    params = []
-    for model in MODELS:
-        for check in CHECKS:
-            key = f"{model}::{check}"
-            if not RECORDED:
-                marks = [pytest.mark.xfail(strict=False, reason=f"zoo parity never recorded on {VARIANT}: "
-                                                              "run tests/zoo/update_known_failing.py")]
-            else:
-                marks = [pytest.mark.xfail(strict=True, reason=KNOWN[key])] if key in KNOWN else []
-            params.append(pytest.param(model, check, id=key, marks=marks))
-    return params
+            rows[(cap, model)] = parity.check_model(model, folder, Path(work), cap)
+    return rows[(cap, model)]
 
 
 @pytest.mark.slow
 @pytest.mark.zoo
-@pytest.mark.skipif(parity is None, reason=_missing_extra() or "")
-@pytest.mark.parametrize("model, check", _params())
-def test_parity(rows: dict[str, Any], model: str, check: str) -> None:
-    row = _row(rows, model)
+@pytest.mark.skipif(parity is None, reason=missing_extra() or "")
+@pytest.mark.parametrize("cap, model, check", params(KNOWN_FAILING, LEVELS, MODELS, CHECKS))
+def test_parity(rows: dict[tuple[str | None, str], Any], cap: str | None, model: str, check: str) -> None:
+    row = _row(rows, cap, model)
     assert row.results[check], row.details.get(check, "")
 
 
-def test_known_failing_list_names_real_checks() -> None:
-    """Every entry of known_failing.txt is a zoo model and a check that exist."""
+def test_known_failing_list_names_real_checks_with_reasons() -> None:
+    """Every entry of known_failing.txt is a CPU profile, a zoo model and a check that exist, and says why."""
     if parity is None:
-        pytest.skip(_missing_extra() or "")
-    for variant in ("cpu-vnni", "cpu-amx"):
-        for key in known_failing(variant)[0]:
-            model, _, check = key.partition("::")
-            assert model in MODELS and check in CHECKS, key
+        pytest.skip(missing_extra() or "")
+    for profile, key, reason in entries(KNOWN_FAILING):
+        model, _, check = key.partition("::")
+        assert profile in CPU_PROFILE and model in MODELS and check in CHECKS and reason, key
+
+
+SPR = ("flags : sse4_1 avx avx2 avx_vnni avx512f avx512bw avx512vl avx512dq avx512_vnni avx512_bf16 avx512_fp16 "
+       "amx_tile amx_int8 amx_bf16\n")
+
+
+def test_an_amx_machine_checks_four_isa_levels_and_an_avx2_machine_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("lpt_cli.isa.amx_tile_permitted", lambda: True)
+    assert isa_levels(SPR) == [("cpu-avx2", "AVX2"), ("cpu-avx2-vnni", "AVX2_VNNI"), ("cpu-vnni", "AVX512_CORE_VNNI"),
+                               ("cpu-amx", None)]
+    assert isa_levels("flags : sse4_1 avx avx2 avx512f avx512bw avx512vl avx512dq avx512_vnni\n") == [
+        ("cpu-avx2", "AVX2"), ("cpu-vnni", None)]  # no avx_vnni: the AVX2_VNNI cap gives AVX2
+    assert isa_levels("flags : sse4_1 avx avx2\n") == [("cpu-avx2", None)]

@@ -4,7 +4,11 @@ What matters for LPT: the f16 constants of older IRs (`Constant f16 -> Convert f
 as FakeQuantize intervals and dequantization constants) become plain f32 constants, so LPT
 sees constants where it needs them. Kept as written: what MarkDequantization marked
 (compressed weights), and an f16 decompression feeding a MatMul (KeepConstAndDecompression:
-the plugin's FullyConnected reads f16 weights).
+the plugin's FullyConnected reads f16 weights). A Convert from an 8-bit-or-narrower integer
+Constant is kept too for the CPU plugin, which marks every dequantization subgraph before its
+folding (MarkDequantizationSubgraph with LPT's precisions); the GPU plugin clears such marks
+first and marks only weights decompressions (`keep_integer_converts=False`: only what
+MarkDequantization marked stays).
 """
 from __future__ import annotations
 
@@ -15,24 +19,25 @@ from ...ir.legalize import DECOMPRESSED_FROM
 from ..surgery.constants import DISABLE_CONSTANT_FOLDING, evaluate, remove_unused
 
 
-def _kept(node: Node) -> bool:
+def _kept(node: Node, keep_integer_converts: bool) -> bool:
     if node.annotations.get(DISABLE_CONSTANT_FOLDING):
         return True
     if node.type != "Convert":
         return False
     source = node.input_value(0).element_type
     if not source.is_real:
-        return source.bits <= 8  # low-precision data or zero points: dequantization, kept for LPT
+        # low-precision data or zero points: dequantization, kept for LPT
+        return keep_integer_converts and source.bits <= 8
     return source.name == "f16" and any(user.type == "MatMul" for user in node.consumers())
 
 
-def fold_constants(graph: Graph) -> int:
+def fold_constants(graph: Graph, *, keep_integer_converts: bool = True) -> int:
     """Folds every evaluable node whose inputs are all Constants; returns how many."""
     folded = 0
     for node in graph.topological_order():
         if not node.alive or not node.inputs or len(node.outputs) != 1 or node.type == "Result":
             continue
-        if any(slot.source.node.type != "Constant" for slot in node.inputs) or _kept(node):
+        if any(slot.source.node.type != "Constant" for slot in node.inputs) or _kept(node, keep_integer_converts):
             continue
         value = evaluate(node, [slot.source.node.value for slot in node.inputs])
         if value is None:

@@ -14,12 +14,14 @@ One GraphRewrite in OpenVINO (moc_transformations.cpp, `fq_fusions`), in this or
 (FakeQuantizeReshapeFusion, PullTransposeThroughFQUp and ReluFakeQuantizeFusion, the others of
 that GraphRewrite, are not modelled: they change no value LPT computes.)
 
-The plugin skips a fusion whose FakeQuantize its kernel would not run (the callback
+The CPU plugin skips a fusion whose FakeQuantize its kernel would not run (the callback
 `node::FakeQuantize::isSupportedOperation` in transformation_pipeline.cpp): `cpu_runs_fake_quantize`.
+The GPU plugin sets no callback on these fusions (transformations_pipeline.cpp): `runs=None`.
 """
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
@@ -56,7 +58,10 @@ def _single_value(value: np.ndarray) -> bool:
     return value.size == 1 or bool(np.all(value == value.reshape(-1)[0]))
 
 
-def _mul_fusion(graph: Graph, multiply: Node) -> bool:
+FakeQuantizeCheck = Callable[[Node, "list[np.ndarray] | None"], bool]
+
+
+def _mul_fusion(graph: Graph, multiply: Node, runs: FakeQuantizeCheck | None) -> bool:
     """FakeQuantizeMulFusion on one Multiply; True when it fused."""
     if len(multiply.inputs) != 2 or len(multiply.output().uses) != 1:
         return False
@@ -79,7 +84,7 @@ def _mul_fusion(graph: Graph, multiply: Node) -> bool:
     bounds = [np.multiply(np.asarray(fq.input_node(i).value, dtype), factor.astype(dtype)) for i in (3, 4)]
     ranges = [np.asarray(fq.input_node(i).value) for i in (1, 2)] + bounds
     on_weights = data.node.type == "Constant"
-    if not on_weights and not cpu_runs_fake_quantize(fq, ranges):
+    if not on_weights and runs is not None and not runs(fq, ranges):
         return False
     if data.shape is None or any(d < 0 for d in data.shape):
         return False  # a numpy-broadcast FakeQuantize must keep the Multiply's static shape
@@ -110,7 +115,7 @@ def _fits(data: tuple[int, ...] | None, constant: tuple[int, ...]) -> bool:
     return all(d >= 0 and (c == d or c == 1) for c, d in zip(reversed(constant), reversed(data)))
 
 
-def _input_fusion(graph: Graph, fq: Node) -> bool:
+def _input_fusion(graph: Graph, fq: Node, runs: FakeQuantizeCheck | None) -> bool:
     """Add/MulFakeQuantizeFusion on one FakeQuantize; True when it fused."""
     eltwise = fq.input_node(0)
     if eltwise.type not in ("Add", "Multiply") or len(eltwise.inputs) != 2 or len(eltwise.output().uses) != 1:
@@ -144,7 +149,7 @@ def _input_fusion(graph: Graph, fq: Node) -> bool:
     combine = np.subtract if eltwise.type == "Add" else np.divide
     bounds = [combine(np.asarray(fq.input_node(i).value, dtype), value.astype(dtype)) for i in (1, 2)]
     ranges = bounds + [np.asarray(fq.input_node(i).value) for i in (3, 4)]
-    if not cpu_runs_fake_quantize(fq, ranges):
+    if runs is not None and not runs(fq, ranges):
         return False
     for port, bound in zip((1, 2), bounds):
         old = fq.input_node(port)
@@ -159,16 +164,17 @@ _LINEAR_PARENTS = ("Convolution", "GroupConvolution", "ConvolutionBackpropData",
                    "MatMul")
 
 
-def fuse_fake_quantizes(graph: Graph) -> int:
+def fuse_fake_quantizes(graph: Graph, runs: FakeQuantizeCheck | None = cpu_runs_fake_quantize) -> int:
     """The FakeQuantize fusions over the graph in its order (a FakeQuantize that took an op in
-    front of it is tried again, so `x * a + b -> FakeQuantize` takes both); returns how many."""
+    front of it is tried again, so `x * a + b -> FakeQuantize` takes both), each skipped when
+    `runs` (the plugin's callback) refuses the fused FakeQuantize; returns how many."""
     fused = 0
     for node in list(graph.topological_order()):
         if not node.alive:
             continue
-        if node.type == "Multiply" and _mul_fusion(graph, node):
+        if node.type == "Multiply" and _mul_fusion(graph, node, runs):
             fused += 1
         elif node.type == "FakeQuantize":
-            while _input_fusion(graph, node):
+            while _input_fusion(graph, node, runs):
                 fused += 1
     return fused

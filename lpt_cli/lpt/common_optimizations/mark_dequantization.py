@@ -12,20 +12,28 @@ per-channel DequantizeLinear when the model is read without MOC), and swaps the 
 ConstantFolding reshapes the integer constant and LPT sees `Convert(Constant)` as a zero point
 (mark_dequantization_subgraph.cpp, `swap_nodes`). Without the swap LPT took none of those
 weights: a `core.read_model` QDQ mobilenet_v2 reported 0 of 53 layers in INT8, the plugin ran 53.
+
+What differs between plugins (the pass's arguments and callback in each plugin's pipeline):
+`precisions` (the CPU plugin's decompression types include nf4; the GPU's are u8/i8/u4/i4),
+`fold_zero_point` (the GPU plugin folds a weights zero point's Convert unless the GPU has XMX:
+`MarkDequantization(..., !device_info.supports_immad)`; the CPU plugin keeps it) and `marks`
+(the GPU plugin marks only the Multiplies its `is_decompression_multiply` accepts).
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Collection
+
 from ...ir import Graph, Node
-from ...ir.eltypes import COMPRESSED_WEIGHT_TYPES
+from ...ir.eltypes import COMPRESSED_WEIGHT_TYPES, ElementType
 from ..surgery.constants import DISABLE_CONSTANT_FOLDING, evaluate, remove_unused
 from .constant_folding import replace_by_constant
 
 # FullyConnected's compressed weight types plus LPT's default precisions.
 
 
-def _converted_constant(node: Node) -> bool:
+def _converted_constant(node: Node, precisions: Collection[ElementType] = COMPRESSED_WEIGHT_TYPES) -> bool:
     return (node.type == "Convert" and node.input_node(0).type == "Constant"
-            and node.input_value(0).element_type in COMPRESSED_WEIGHT_TYPES
+            and node.input_value(0).element_type in precisions
             and node.output().element_type.is_real)
 
 
@@ -59,7 +67,7 @@ def _swap(graph: Graph, reshape: Node, convert: Node) -> None:
     remove_unused(reshape)
 
 
-def _swap_converts(graph: Graph) -> int:
+def _swap_converts(graph: Graph, precisions: Collection[ElementType]) -> int:
     """Moves every Convert under a Reshape/Unsqueeze of a dequantization's zero point or scale
     above it; returns how many."""
     swapped = 0
@@ -70,7 +78,7 @@ def _swap_converts(graph: Graph) -> int:
             sub = multiply.input_node(data)
             convert = sub.input_node(0) if sub.type == "Subtract" else sub
             if convert.type != "Convert" or len(convert.output().uses) != 1 \
-                    or convert.input_value(0).element_type not in COMPRESSED_WEIGHT_TYPES:
+                    or convert.input_value(0).element_type not in precisions:
                 continue
             sides = [multiply.input_node(side)] + ([sub.input_node(1)] if sub.type == "Subtract" else [])
             for reshape in sides:
@@ -82,25 +90,31 @@ def _swap_converts(graph: Graph) -> int:
     return swapped
 
 
-def mark_dequantization(graph: Graph) -> int:
-    """Marks the Converts of every weights decompression subgraph; returns how many were new."""
-    marked = _swap_converts(graph)
+def mark_dequantization(graph: Graph, *, precisions: Collection[ElementType] = COMPRESSED_WEIGHT_TYPES,
+                        fold_zero_point: bool = False, marks: Callable[[Node], bool] | None = None) -> int:
+    """Marks the Converts of every weights decompression subgraph (with `marks`, of those whose
+    Multiply it accepts; with `fold_zero_point`, not the zero point's); returns how many were new."""
+    marked = _swap_converts(graph, precisions)
     for convert in list(graph):
-        if not _converted_constant(convert) or convert.annotations.get(DISABLE_CONSTANT_FOLDING):
+        if not _converted_constant(convert, precisions) or convert.annotations.get(DISABLE_CONSTANT_FOLDING):
             continue
         users = convert.consumers()
         if not users or any(u.type not in ("Subtract", "Multiply") or u.input_node(0) is not convert
                             for u in users):
             continue
         to_mark = [convert]
+        multiplies = [u for u in users if u.type == "Multiply"]
         for user in users:
             if user.type == "Subtract":
                 zero_point = user.input_node(1)
-                if _converted_constant(zero_point):
+                if _converted_constant(zero_point, precisions) and not fold_zero_point:
                     to_mark.append(zero_point)
+                multiplies += [c for c in user.consumers() if c.type == "Multiply"]
                 if not any(c.type == "Multiply" for c in user.consumers()):
                     to_mark = []
                     break
+        if marks is not None and not any(marks(multiply) for multiply in multiplies):
+            continue
         for node in to_mark:
             if not node.annotations.get(DISABLE_CONSTANT_FOLDING):
                 node.annotations[DISABLE_CONSTANT_FOLDING] = True

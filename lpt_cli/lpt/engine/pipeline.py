@@ -1,6 +1,8 @@
 """Runs LPT's steps over a graph in OpenVINO's order, with GraphRewrite semantics.
 
-Order: [the plugin's common optimizations,] prerequisites, markup, main, cleanup, FoldFakeQuantize, constant folding. Within a
+Order: [the plugin's common optimizations,] [pre_lpt: the plugin's ConvertSubtractConstant,] prerequisites,
+markup, main, cleanup, FoldFakeQuantize, constant folding. A plugin's callbacks (`callbacks`) are
+asked before a pass transforms a node it matched, as LPT's matchers ask `transformation_callback`. Within a
 step every node is visited in topological order and offered to the step's passes in
 registration order; the first pass that returns True ends the visit. Nodes created by a pass
 that OpenVINO lets register them (`revisits_created`) are visited next, before the rest of
@@ -121,22 +123,27 @@ def _run_pipeline(graph: Graph, config: Config, progress: Progress | None,
     result = PipelineResult(decisions=ctx.decisions)
     graph.topological_order()  # fail early (and clearly) on a cycle
     if config.common_optimizations:
-        from ..common_optimizations import is_function_quantized, run_common_optimizations
+        from ..common_optimizations import LISTS, plugin_runs_lpt, run_common_optimizations
 
+        # the GPU plugin asks isFunctionQuantized of the model as read, before its pre-LPT passes
+        quantized = plugin_runs_lpt(graph, config) if LISTS[config.common_optimizations].quantized_before else None
         if progress:
             progress("common optimizations")
-        result.applied.update(run_common_optimizations(graph))
+        result.applied.update(run_common_optimizations(graph, config))
         if on_step:
             on_step("common_optimizations", graph)
-        if not is_function_quantized(graph):
+        if not (plugin_runs_lpt(graph, config) if quantized is None else quantized):
             result.not_quantized = True  # the plugin runs no LPT on such a model
             graph.remove_dead()
             return result
-    if _run_step(ctx, registry.PREREQUISITES, result, progress) and on_step:
-        on_step(registry.PREREQUISITES.name, graph)
+    if config.callbacks:
+        ctx.callbacks = registry.load_callbacks(config.callbacks)
+    for step in (registry.PRE_LPT, registry.PREREQUISITES):
+        if _run_step(ctx, step, result, progress) and on_step:
+            on_step(step.name, graph)
     if progress:
         progress("markup")
-    run_markup(graph, config)
+    run_markup(graph, config, ctx.callbacks.get("MarkupPrecisions"))
     if on_step:
         on_step("markup", graph)
     for step in (registry.MAIN, registry.EXTRA, registry.CLEANUP, registry.FOLD_FAKE_QUANTIZE):
@@ -185,6 +192,11 @@ def _rewrite(ctx: Context, names: list[str], result: PipelineResult) -> None:
             first_new = graph.next_id
             try:
                 if not p.applies_to(node):
+                    continue
+                callback = ctx.callbacks.get(name)
+                skipped = callback(node, ctx.config) if callback is not None else None
+                if skipped is not None:  # transformation_callback(op): the plugin leaves the node alone
+                    p.reject(node, "plugin_callback", skipped)
                     continue
                 matched = p.transform(node)
             except LptError:

@@ -7,11 +7,18 @@ a pass for an op type the model lacks is never imported.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from .transformation import Transformation
 
 PACKAGE = "lpt_cli.lpt.transformations"
+
+# The plugins' pre-LPT steps a config may name (`common_optimizations`; lpt_cli/lpt/common_optimizations
+# builds each list) and the plugins' callbacks on LPT's passes (`callbacks`; lpt_cli/lpt/callbacks).
+# Names only: validating a config imports neither.
+PRE_LPT_LISTS = ("cpu", "gpu", "gpu-xmx")
+CALLBACK_SETS = ("gpu",)
 
 
 @dataclass(frozen=True)
@@ -26,6 +33,13 @@ class Step:
     def names(self) -> tuple[str, ...]:
         return tuple(name for name, _, _ in self.passes)
 
+
+# The CPU plugin's LPT pass before LPT proper (Transformations::PreLpt in
+# src/plugins/intel_cpu/src/transformations/transformation_pipeline.cpp, whenever LPT runs): on demand,
+# the CPU profiles enable it.
+PRE_LPT = Step("pre_lpt", (
+    ("ConvertSubtractConstant", "weightable.convert_subtract_constant", ("Multiply",)),
+))
 
 PREREQUISITES = Step("prerequisites", (
     ("PullReshapeThroughDequantization", "prerequisites.pull_reshape_through_dequantization", ("Reshape",)),
@@ -88,25 +102,32 @@ FOLD_FAKE_QUANTIZE = Step("fold_fake_quantize", (
     ("FoldFakeQuantizeTransformation", "fake_quantize.fold_fake_quantize", ("FakeQuantize",)),
 ))
 
-# Not in OpenVINO's standard pipeline, but runnable by name (`transformations.only`):
-# older pipelines registered MultiplyTransformation instead of MultiplyPartialTransformation,
-# and plugins run ConvertSubtractConstant before LPT.
+# Not in OpenVINO's standard pipeline, but runnable by name (`transformations.only` or `enable`):
+# older pipelines registered MultiplyTransformation instead of MultiplyPartialTransformation.
 EXTRA = Step("extra", (
     ("MultiplyTransformation", "eltwise.multiply", ("Multiply",)),
     ("SubtractTransformation", "eltwise.subtract", ("Subtract",)),
-    ("ConvertSubtractConstant", "weightable.convert_subtract_constant", ("Multiply",)),
 ))
 
 STEPS = (PREREQUISITES, MAIN, CLEANUP, FOLD_FAKE_QUANTIZE)
-KNOWN_NAMES = frozenset(name for step in (*STEPS, EXTRA) for name in step.names)
-_MODULES = {name: module for step in (*STEPS, EXTRA) for name, module, _ in step.passes}
-_OP_TYPES = {name: op_types for step in (*STEPS, EXTRA) for name, _, op_types in step.passes}
+ON_DEMAND = (*PRE_LPT.names, *EXTRA.names)  # run only when a config names them (`only` or `enable`)
+_ALL = (PRE_LPT, *STEPS, EXTRA)
+KNOWN_NAMES = frozenset(name for step in _ALL for name in step.names)
+_MODULES = {name: module for step in _ALL for name, module, _ in step.passes}
+_OP_TYPES = {name: op_types for step in _ALL for name, _, op_types in step.passes}
 
 
 def op_types(name: str) -> tuple[str, ...]:
     """The op types the pass `name` roots on, without importing it: a step imports only the
     passes for types its graph holds (most models use a third of them)."""
     return _OP_TYPES[name]
+
+
+def load_callbacks(name: str) -> Mapping[str, Callable[..., str | None]]:
+    """The plugin callback set `name` (CALLBACK_SETS): pass name -> `(node, config) -> reason | None`."""
+    module = importlib.import_module(f"lpt_cli.lpt.callbacks.{name.replace('-', '_')}")
+    callbacks: Mapping[str, Callable[..., str | None]] = module.CALLBACKS
+    return callbacks
 
 
 def load(name: str) -> type[Transformation]:

@@ -7,8 +7,9 @@ declines a node it says why through `reject`, so reports can explain "why FP32?"
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...ir import Graph, Node
 
@@ -32,6 +33,8 @@ class Context:
     graph: Graph
     config: Config
     decisions: dict[int, list[Decision]] = field(default_factory=dict)
+    # The plugin's callbacks (config `callbacks`, lpt_cli/lpt/callbacks): pass name -> (node, config) -> reason | None
+    callbacks: Mapping[str, Callable[[Node, Any], str | None]] = field(default_factory=dict)
 
     def record(self, node: Node, decision: Decision) -> None:
         self.decisions.setdefault(node.id, []).append(decision)

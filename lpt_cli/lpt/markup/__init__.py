@@ -12,9 +12,10 @@ MarkupBias runs last in both.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
-from ...ir import Graph
+from ...ir import Graph, Node
 from ..engine.ordering import unchanged_structure
 from .alignment import align_quantization_intervals, align_quantization_parameters
 from .avg_pool import markup_avg_pool_precision_preserved
@@ -28,15 +29,17 @@ if TYPE_CHECKING:
     from ..engine.config import Config
 
 
-def run_markup(graph: Graph, config: Config) -> None:
-    """Runs the markup passes in OpenVINO's order, gated as the chosen driver gates them."""
+def run_markup(graph: Graph, config: Config,
+               precisions_callback: Callable[[Node, Any], str | None] | None = None) -> None:
+    """Runs the markup passes in OpenVINO's order, gated as the chosen driver gates them;
+    `precisions_callback` is the plugin's MarkupPrecisions callback (a node it names gets no marks)."""
     defaults = config.default_precisions
     gated = config.only is None
     types = {node.type for node in graph}
     with unchanged_structure(graph):  # markup only annotates: one topological sort serves all passes
         markup_can_be_quantized(graph, defaults)
         if config.precision_restrictions or not gated:
-            markup_precisions(graph, config)
+            markup_precisions(graph, config, precisions_callback)
         if config.per_tensor_restrictions or not gated:
             markup_quantization_granularity(graph, config)
         if "AvgPool" in types or not gated:

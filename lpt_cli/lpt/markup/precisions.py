@@ -5,11 +5,14 @@ without restrictions nothing but AvgPool is ever precision-preserved).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from ...ir import Graph, Node
 from ...ir.eltypes import ElementType
 from ...ir.op_facts import Fact, ops_with
 from ..dequantization.attributes import PRECISION_PRESERVED, PRECISIONS, PrecisionPreservedAttribute, PrecisionsAttribute
-from ..engine.config import Config, PrecisionRestriction
+from ..engine.config import Config
 from ..engine.layer_checks import can_be_transformed
 from ..engine.ordering import ordered_ops
 
@@ -38,17 +41,22 @@ def _disable_all(node: Node) -> None:
         slot.annotations.setdefault(PRECISIONS, PrecisionsAttribute([]))
 
 
-def markup_precisions(graph: Graph, config: Config) -> None:
-    restrictions: dict[str, PrecisionRestriction] = {r.op: r for r in config.precision_restrictions}
+def markup_precisions(graph: Graph, config: Config, skip: Callable[[Node, Any], str | None] | None = None) -> None:
+    """Marks every node; `skip` is the plugin's callback (transformation_callback): a node it
+    names is left without any mark, not even the not-quantizable one."""
+    restricted = {r.op for r in config.precision_restrictions}
     for node in ordered_ops(graph):
         if not node.inputs:
+            continue
+        if skip is not None and skip(node, config) is not None:
             continue
         if node.type not in LPT_OPS or not can_be_transformed(node, config.default_precisions):
             _apply(node, {0: ()})
             continue
         if node.type in PRECISION_PRESERVED_TYPES and not _has_disabled_input(node):
             node.annotations.setdefault(PRECISION_PRESERVED, PrecisionPreservedAttribute(True))
-        restriction = restrictions.get(node.type)
+        restriction = (config.precision_restriction(node.type, node.inputs[0].source.rank)
+                       if node.type in restricted else None)
         if restriction is None:
             continue
         if not restriction.ports:

@@ -83,11 +83,9 @@ class MultiplyToGroupConvolutionTransformation(Transformation):
         return None
 
     def _restriction(self) -> list[tuple[int, tuple[ElementType, ...]]]:
-        """The GroupConvolution precision restriction, as (port, precisions) in config order."""
-        for restriction in self.config.precision_restrictions:
-            if restriction.op == "GroupConvolution":
-                return list(restriction.ports.items())
-        return []
+        """The GroupConvolution precision restriction for any rank, as (port, precisions) in config order."""
+        restriction = self.config.precision_restriction("GroupConvolution", None)
+        return list(restriction.ports.items()) if restriction is not None else []
 
     def _weights_precision(self, node: Node, const_index: int, dq: Dequantization) -> ElementType:
         if not self.config.update_precisions:

@@ -1,6 +1,7 @@
-"""ConvertSubtractConstant (a CPU plugin step before LPT): a weights zero point stored in float
-becomes a constant of the weights' integer type plus a Convert, the form the weighted layers'
-transformations fuse; a zero point that rounds to 0 everywhere is dropped."""
+"""ConvertSubtractConstant (the CPU plugin's PreLpt runs it before LPT, step `pre_lpt`): a weights
+zero point stored in float becomes a constant of the weights' integer type plus a Convert, the
+form the weighted layers' transformations fuse; a zero point that rounds to 0 everywhere is
+dropped (low_precision/src/convert_subtract_constant.cpp)."""
 from __future__ import annotations
 
 import numpy as np
@@ -59,7 +60,8 @@ class ConvertSubtractConstant(Transformation):
         integer = self.graph.add_constant(rounded, quantized)
         target = convert.output().element_type
         back = self.graph.add_node("Convert", [integer.output()], outputs=[(target, integer.output().shape)],
-                                   attrs={"destination_type": target.name})
+                                   attrs={"destination_type": target.name},
+                                   name=self.graph.unique_name(f"{zero_point.name}/Convert"))
         disable_constant_folding(back)
         subtract.set_input(1, back.output())
         remove_unused(zero_point)
