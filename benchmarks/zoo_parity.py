@@ -16,7 +16,8 @@ does (lpt_cli/isa.py). The checks:
             zero-point Subtract
   report    `lpt report` predicts exactly the weightable layers the plugin runs in INT8, with their
             u8/i8 activations (runtime/parity.py, read_int8 and judge_prediction: a layer inside a
-            snippets Subgraph by its dequantization, kernels named after no layer by count)
+            snippets Subgraph by its dequantization, kernels named after no layer by count), and as
+            many recurrent cells on integers (a bidirectional sequence is two)
   size      the output .bin is at most 1.1x the input's
 """
 from __future__ import annotations
@@ -43,6 +44,7 @@ from lpt_cli.lpt.engine.layer_checks import is_constant_path
 from lpt_cli.lpt.engine.pipeline import run_pipeline
 from lpt_cli.reports.analyze import analyze
 from lpt_cli.reports.topology import (
+    RECURRENT,
     WEIGHTABLE,
     by_name,
     find_twin,
@@ -131,6 +133,11 @@ def check_model(name: str, folder: Path, work: Path, cap: str | None = None) -> 
         report = analyze(xml, config).report
         low = {r.name: r.input_precisions[0] for r in report.layers if r.type in WEIGHTABLE and r.status == "low-precision"}
         problems = parity.judge_prediction(truth, low, weight_carrying)
+        cells = sum(2 if source.find(r.name).attrs.get("direction") == "bidirectional" else 1
+                    for r in report.layers if r.type in RECURRENT and r.status == "low-precision")
+        if cells != parity.int8_recurrent_cells(original.layers):
+            problems.append(f"{cells} recurrent cells on integers predicted, the plugin ran "
+                            f"{parity.int8_recurrent_cells(original.layers)}")
         return not problems, "; ".join(problems)
 
     row.guarded("report", predicted)

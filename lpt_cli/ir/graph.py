@@ -486,6 +486,15 @@ class Graph:
             if old.id in known and new.id not in known and not self.has_upstream(new, types):
                 known.clear()
 
+    def read_value_of(self, assign: Node) -> Node | None:
+        """The ReadValue of an Assign's variable: OpenVINO's control dependency of the Assign (the
+        IR reader adds it; passes and the node order follow it as if it were an input)."""
+        variable = assign.attrs.get("variable_id")
+        if assign.type != "Assign" or variable is None:
+            return None
+        return next((n for n in self.nodes.values() if n.type == "ReadValue" and n.attrs.get("variable_id") == variable),
+                    None)
+
     def find(self, name: str) -> Node:
         for node in self.nodes.values():
             if node.name == name:

@@ -111,15 +111,41 @@ class FusedDequantization(NamedTuple):
         return f"{' + '.join(step.op for step in self.steps)} folded into the output interval"
 
 
+FUSED_INPUT = "FusedInput"  # annotation key of a FakeQuantize: see FusedInput
+
+
+class FusedInput(NamedTuple):
+    """The elementwise ops in front of a FakeQuantize that LPT's FakeQuantizeTransformation folded
+    into its input interval (a SmoothQuant Multiply NNCF put there), kept on that FakeQuantize for
+    the runtime dialect: the input interval before the first fusion, then the folded ops, the one
+    next to the FakeQuantize first."""
+
+    input_low: ConstantData
+    input_high: ConstantData
+    steps: tuple[FusedStep, ...] = ()
+
+    def then(self, step: FusedStep) -> FusedInput:
+        return self._replace(steps=(*self.steps, step))
+
+    def __str__(self) -> str:
+        return f"{' + '.join(step.op for step in self.steps)} folded into the input interval"
+
+
 def legalize_for_runtime(graph: Graph) -> Graph:
     """A copy of `graph` in which every op is one stock OpenVINO accepts, same math."""
     g = copy_graph(graph)
     for node in _in_order(g, lambda n: FUSED_DEQUANTIZATION in n.annotations):
         if node.alive:
             _unfuse_dequantization(g, node)
+    for node in _in_order(g, lambda n: FUSED_INPUT in n.annotations):
+        if node.alive:
+            _unfuse_input(g, node)
     for node in g.topological_order():
         if _needs_float(node):
             _relax(g, node)
+    for node in _in_order(g, _converts_a_transpose):
+        if node.alive:
+            _hoist_converted_dequantization(g, node)
     for node in _in_order(g, lambda n: MAT_MUL_ZERO_POINT in n.annotations):
         if node.alive:
             _zero_point_before_mat_mul(g, node)
@@ -200,6 +226,40 @@ def _unfuse_dequantization(g: Graph, fake_quantize: Node) -> None:
     for use in users:
         use.set_source(value)
     value.names = names
+
+
+def _unfuse_input(g: Graph, fake_quantize: Node) -> None:
+    """The ops LPT folded into a FakeQuantize's input interval are written back in front of it
+    when the FakeQuantize would otherwise read a Concat (through at most a Relu).
+
+    The plugin's MoveFakeQuantize (one of LPT's prerequisites) moves a FakeQuantize that reads a
+    single-use `Concat [-> Relu]` onto every input of the Concat. The original had the op between
+    them (the plugin's MulFakeQuantizeFusion takes no per-channel scale on a dynamic shape), so
+    the plugin kept one FakeQuantize after an f32 Concat; given the fused FakeQuantize it made
+    one per input and a u8 Concat. Measured on openvino 2026.4 (a UNet's timestep embedding:
+    sin/cos Concat -> SmoothQuant Multiply -> FakeQuantize): 8 runtime FakeQuantizes instead
+    of 7; written back, the same 7 and the f32 Concat, outputs bit-exact.
+    """
+    record: FusedInput = fake_quantize.annotations.pop(FUSED_INPUT)
+    source = fake_quantize.inputs[0].source
+    concat = source.node.inputs[0].source.node if source.node.type == "Relu" else source.node
+    if concat.type != "Concat" or len(concat.outputs[0].uses) != 1 or len(source.uses) != 1:
+        return
+    value = source
+    for step in reversed(record.steps):
+        if step.op == "Convert":
+            value = _convert(g, value, step.output_type, step.name)
+            continue
+        constant = g.add_constant_data(step.constant, name=g.unique_name(f"{step.name}/constant"))
+        value = g.add_node(step.op, [value, constant.outputs[0]], outputs=[(step.output_type, value.shape)],
+                           attrs={"auto_broadcast": "numpy"}, name=g.unique_name(step.name)).outputs[0]
+    fake_quantize.set_input(0, value)
+    for port, role, bound in ((1, "input_low", record.input_low), (2, "input_high", record.input_high)):
+        old = fake_quantize.input_node(port)
+        constant = g.add_constant_data(bound, name=g.unique_name(f"{fake_quantize.name}/{role}"))
+        fake_quantize.set_input(port, constant.outputs[0])
+        if not old.outputs[0].uses and old.type == "Constant":
+            g.remove(old)
 
 
 def _name_fused_mat_muls(g: Graph) -> None:
@@ -598,6 +658,73 @@ def _hoist_dequantization(g: Graph, node: Node, ctype: ElementType) -> bool:
     for twin, name in moved:
         g.rename(twin, name)  # the dequantization keeps its name where it now sits
     return True
+
+
+def _converts_a_transpose(node: Node) -> bool:
+    """A `Convert` to float of integers a Transpose made (the start of a dequantization LPT kept
+    whole, e.g. in front of a recurrent sequence)."""
+    if node.type != "Convert" or not node.inputs:
+        return False
+    source = node.inputs[0].source
+    return (source.node.type == "Transpose" and source.element_type.is_integral
+            and not node.outputs[0].element_type.is_integral)
+
+
+def _hoist_converted_dequantization(g: Graph, convert: Node) -> None:
+    """`Transpose(int) -> Convert -> [Subtract] -> Multiply` by scalars is written with the
+    dequantization at the head of the Transpose (and any Reshape/... chain before it).
+
+    The CPU plugin's TransposeSinking (before its LPT) moves a Transpose below the Convert after
+    it: the Transpose then computes in float between the Convert and the Multiply, and no
+    dequantization is left for the plugin's LPT. Measured on openvino 2026.4 (a bidirectional
+    LSTM whose zero initial state LPT moved through Broadcast, Split and Transpose): written that
+    way the LSTMSequence ran in f32 instead of u8 (and computed other values); with `Convert ->
+    Multiply -> Transpose` the plugin's LPT moves the dequantization down again, as it does in the
+    original, and runs the same u8 cell.
+    """
+    source = convert.inputs[0].source
+    if len(source.uses) != 1:
+        return
+    ops: list[Node] = []
+    value = convert.outputs[0]
+    while len(value.uses) == 1 and value.uses[0].node.type in _DEQUANTIZATION and len(ops) < 2:
+        op = value.uses[0].node
+        if op.type == "Subtract" and ops:
+            break
+        ops.append(op)
+        value = op.outputs[0]
+        if op.type == "Multiply":
+            break
+    if not ops or ops[-1].type != "Multiply":
+        return
+    constants = [op.input_node(1 - _data_index(op, prev)) for op, prev in zip(ops, [convert, *ops])]
+    if any(c.type != "Constant" or c.outputs[0].element_type.is_integral or c.constant_data.count != 1
+           for c in constants):
+        return
+    head = _shape_only_head(source)
+    if head is source:
+        return
+    chain = _chain(head, source)
+    ctype = convert.outputs[0].element_type
+    moved_convert = _convert(g, head, ctype, f"{convert.name}/moved")
+    value = moved_convert
+    renames = [(moved_convert.node, convert.name)]
+    for op, given in zip(ops, constants):
+        scalar = given if given.outputs[0].rank == 0 else g.add_constant(
+            given.value.reshape(()), given.outputs[0].element_type)
+        value = g.add_node(op.type, [value, scalar.outputs[0]], outputs=[(ctype, head.shape)],
+                           attrs=dict(op.attrs), name=g.unique_name(f"{op.name}/moved")).outputs[0]
+        renames.append((value.node, op.name))
+    chain[-1].node.set_input(0, value)
+    for out in chain:
+        out.element_type = ctype
+    last = ops[-1].outputs[0]
+    last.replace_all_uses_with(source)
+    source.names, last.names = last.names or source.names, None
+    for op in reversed([convert, *ops]):
+        g.remove(op)
+    for twin, name in renames:
+        g.rename(twin, name)
 
 
 def _data_index(op: Node, data: Node) -> int:

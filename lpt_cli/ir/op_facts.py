@@ -17,6 +17,14 @@ live here, in ir/ (which every layer may import), so that adding an op is one ro
 |                     |                                         | (values are moved or selected)                |
 | INTEGER_EXACT       | ir/legalize.py                          | its result on integers equals the float result|
 |                     |                                         | on the same values (data movement, max/min)   |
+| OUTSIDE_MARKUP      | tests (the registry's roots)            | a transformation roots on it although LPT's   |
+|                     |                                         | markup leaves it out of its op list, and no   |
+|                     |                                         | restriction may name it (Assign: its input is |
+|                     |                                         | never quantizable, AssignAndReadValue moves a |
+|                     |                                         | dequantization other transformations made)    |
+| RECURRENT           | reports/                                | a recurrent sequence (X, H, ..., W, R, B): LPT|
+|                     |                                         | keeps the dequantizations in front and the    |
+|                     |                                         | plugin folds them into a quantized cell       |
 
 The sets differ on purpose (they model different OpenVINO lists): Interpolate is
 precision-preserved for LPT but not "keeps quantized" for the reports; Tile and SpaceToDepth
@@ -38,6 +46,8 @@ class Fact(Flag):
     WEIGHTED = auto()
     KEEPS_QUANTIZED = auto()
     INTEGER_EXACT = auto()
+    RECURRENT = auto()
+    OUTSIDE_MARKUP = auto()
 
 
 LPT = Fact.LPT
@@ -47,11 +57,14 @@ TYPE_RELAXED = Fact.TYPE_RELAXED
 WEIGHTED = Fact.WEIGHTED
 KEEPS_QUANTIZED = Fact.KEEPS_QUANTIZED
 INTEGER_EXACT = Fact.INTEGER_EXACT
+RECURRENT = Fact.RECURRENT
+OUTSIDE_MARKUP = Fact.OUTSIDE_MARKUP
 # What most data-movement ops LPT moves a dequantization across share.
 _MOVES_DATA = LPT | RESTRICTABLE | PRECISION_PRESERVED | KEEPS_QUANTIZED | INTEGER_EXACT
 
 OP_FACTS: dict[str, Fact] = {
     "Add":                     LPT | RESTRICTABLE | TYPE_RELAXED,
+    "Assign":                  OUTSIDE_MARKUP,
     "AvgPool":                 LPT | RESTRICTABLE | TYPE_RELAXED,
     "BatchToSpace":            _MOVES_DATA,
     "Broadcast":               _MOVES_DATA,
@@ -67,11 +80,11 @@ OP_FACTS: dict[str, Fact] = {
     "GatherND":                INTEGER_EXACT,
     "GroupConvolution":        LPT | RESTRICTABLE | TYPE_RELAXED | WEIGHTED,
     "GRUCell":                 RESTRICTABLE,
-    "GRUSequence":             LPT | RESTRICTABLE,
+    "GRUSequence":             LPT | RESTRICTABLE | RECURRENT,
     "Identity":                INTEGER_EXACT,
     "Interpolate":             LPT | RESTRICTABLE | PRECISION_PRESERVED | TYPE_RELAXED,
     "LSTMCell":                RESTRICTABLE,
-    "LSTMSequence":            LPT | RESTRICTABLE,
+    "LSTMSequence":            LPT | RESTRICTABLE | RECURRENT,
     "MatMul":                  LPT | RESTRICTABLE | WEIGHTED,
     "Maximum":                 INTEGER_EXACT,
     "MaxPool":                 _MOVES_DATA,
@@ -97,7 +110,7 @@ OP_FACTS: dict[str, Fact] = {
     "ScatterUpdate":           INTEGER_EXACT,
     "Select":                  INTEGER_EXACT,
     "ShuffleChannels":         _MOVES_DATA,
-    "Slice":                   _MOVES_DATA & ~RESTRICTABLE,
+    "Slice":                   _MOVES_DATA,
     "SpaceToBatch":            _MOVES_DATA,
     "SpaceToDepth":            KEEPS_QUANTIZED | INTEGER_EXACT,
     "Split":                   _MOVES_DATA,

@@ -14,8 +14,8 @@ from .kernels import kernel_refusal
 from .macs import LayerShapes, layer_macs, low_precision_share
 from .model import LOW, NOT_QUANTIZED, ORIGINAL, REMOVED, STATUSES, LayerRow, Reason, Report, Summary
 from .reasons import explain
-from .topology import (WEIGHTABLE, by_name, data_inputs, find_renamed, find_twin, is_low, is_quantized, layer_operands, layers,
-                       quantizer_upstream)
+from .topology import (RECURRENT, WEIGHTABLE, by_name, data_inputs, find_renamed, find_twin, is_low, is_quantized, layer_operands, layers,
+                       quantizer_upstream, recurrent_operands)
 
 
 def build_report(model: str, before: Graph, after: Graph, result: PipelineResult, config: Config,
@@ -83,6 +83,8 @@ def runs_low(node: Node) -> bool:
     if node.type in WEIGHTABLE:
         operands = layer_operands(node)
         return len(operands) == 2 and all(is_low(v) for v in operands)
+    if node.type in RECURRENT:
+        return recurrent_operands(node) is not None
     if node.type == "FakeQuantize":
         return any(is_low(out) for out in node.outputs)
     return any(is_low(v) for v in data_inputs(node))

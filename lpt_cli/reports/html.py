@@ -216,7 +216,7 @@ def report_html(analysis: Analysis) -> str:
     parts = ["<!doctype html>", '<html lang="en"><head><meta charset="utf-8">',
              f"<title>LPT report: {escape(report.model)}</title><style>{_STYLE}</style></head><body>",
              f"<h1>LPT report: <code>{escape(report.model)}</code></h1>",
-             '<ul class="summary">', *(f"<li>{escape(line)}</li>" for line in summary_lines(report.summary)), "</ul>",
+             '<ul class="summary">', *(f"<li>{escape(line)}</li>" for line in summary_lines(report.summary, report.layers)), "</ul>",
              '<section id="graphs"><h2>The graph before and after LPT</h2>', _LEGEND,
              '<p id="chosen">Click a box or a row of the table: that layer, before and after LPT, side by side.</p>',
              ('<div class="panes"><div class="pane"><h3>before LPT</h3><div class="view" id="view-before"></div></div>'

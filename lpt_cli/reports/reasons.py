@@ -10,14 +10,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from ..ir import Node
+from ..ir.op_facts import Fact, ops_with
 from ..lpt.engine import registry
 from ..lpt.engine.config import Config
 from ..lpt.engine.transformation import Decision
 from .dequantization import DequantizationSummary, find_dequantization
 from .model import Reason
-from .topology import WEIGHTABLE, data_inputs, find_twin, is_low, quantizer_upstream
+from .topology import RECURRENT, WEIGHTABLE, data_inputs, find_twin, is_low, quantizer_upstream, recurrent_gap
 
 _ASYMMETRY_CHECKED = frozenset({"Convolution", "GroupConvolution", "ConvolutionBackpropData"})
+_OUTSIDE_MARKUP = ops_with(Fact.OUTSIDE_MARKUP)
 
 
 def handlers(op_type: str) -> list[str]:
@@ -45,7 +47,14 @@ def explain(original: Node, after: Node, now: Mapping[str, Node], decisions: Map
         return Reason(decision.code, decision.detail, decision.transformation)
     names = handlers(original.type)
     if not names:
-        return Reason("op_not_supported", f"no LPT transformation handles {original.type}")
+        return Reason("op_not_supported", f"LPT has no transformation for {original.type}")
+    takers = [n for n in names if _takes_version(n, original)]
+    if not takers:
+        versions = ", ".join(f"{original.type}-{v.removeprefix('opset')}" for n in names
+                             for v in registry.load(n).op_versions or ())
+        return Reason("op_not_supported", f"LPT has no transformation for {_versioned(original)}: "
+                      f"{', '.join(names)} takes {versions} only", names[0])
+    names = takers
     enabled = [n for n in names if config.enabled(n)]
     if not enabled:
         return Reason("transformation_disabled", f"{', '.join(names)} disabled by config {config.name}", names[0])
@@ -56,18 +65,34 @@ def explain(original: Node, after: Node, now: Mapping[str, Node], decisions: Map
                           "in front of it stays", enabled[0])
         return Reason("fq_standalone", "the FakeQuantize was kept: no consumer takes its low precision",
                       enabled[0])
+    if original.type in RECURRENT:
+        gap = recurrent_gap(after)
+        if gap is not None:
+            return Reason("cell_not_quantized", gap, enabled[0])
     return _from_dequantization(original, after, now, decisions, config, enabled[0])
+
+
+def _versioned(node: Node) -> str:
+    return f"{node.type}-{node.version.removeprefix('opset')}" if node.version else node.type
+
+
+def _takes_version(name: str, node: Node) -> bool:
+    versions = registry.load(name).op_versions
+    return versions is None or node.version in versions
 
 
 def _unsupported_consumers(node: Node) -> list[str]:
     """`Type-version` of the consumers no LPT transformation matches (PyTorch's MaxPool-14, ...)."""
     found = []
     for consumer in node.consumers():
+        if consumer.type in _OUTSIDE_MARKUP:  # a root of a transformation, yet its input is never quantized
+            found.append(_versioned(consumer))
+            continue
         names = handlers(consumer.type)
         classes = [registry.load(n) for n in names]
         if names and any(c.op_versions is None or consumer.version in c.op_versions for c in classes):
             continue
-        found.append(f"{consumer.type}-{consumer.version.removeprefix('opset')}")
+        found.append(_versioned(consumer))
     return found
 
 

@@ -110,7 +110,7 @@ def share_line(s: Summary) -> str:
     return line + (": weight-only (no activation quantization)" if s.weight_compressed else "")
 
 
-def summary_lines(s: Summary) -> list[str]:
+def summary_lines(s: Summary, rows: Sequence[LayerRow] = ()) -> list[str]:
     statuses = ", ".join(f"{k} {v}" for k, v in s.by_status.items())
     lines = [
         f"profile: {s.profile}",
@@ -130,8 +130,17 @@ def summary_lines(s: Summary) -> list[str]:
         lines.append(f"weight-compressed (no FakeQuantize): {sum(s.weight_compressed.values())} weightable layers "
                      f"keep compressed weights ({kinds}) for the plugin's kernels; activations stay float")
     if s.reasons:
-        lines.append("reasons: " + ", ".join(f"{k} {v}" for k, v in sorted(s.reasons.items())))
+        lines.append("reasons: " + ", ".join(f"{k} {v}" + _which_ops(k, rows) for k, v in sorted(s.reasons.items())))
     return lines
+
+
+def _which_ops(code: str, rows: Sequence[LayerRow]) -> str:
+    """`op_not_supported` names the op types (`(GRUCell, Softmax)`): an op LPT has no
+    transformation for is a fact about the op, not about one layer."""
+    if code != "op_not_supported":
+        return ""
+    types = sorted({row.type for row in rows if row.reason is not None and row.reason.code == code})
+    return f" ({', '.join(types)})" if types else ""
 
 
 def _reason(row: LayerRow) -> str:
@@ -179,7 +188,7 @@ def render_table(report: Report, width: int | None = None, notes: Sequence[str] 
     buffer = io.StringIO()
     console = Console(file=buffer, width=width, color_system=None, highlight=False)
     console.print(table)
-    for line in [*summary_lines(report.summary), *notes]:
+    for line in [*summary_lines(report.summary, report.layers), *notes]:
         console.print(line, markup=False)
     return buffer.getvalue()
 
@@ -197,7 +206,7 @@ def _markdown_rows(rows: Sequence[LayerRow]) -> list[str]:
 
 def render_markdown(report: Report, runtime: RuntimeView | None = None, notes: Sequence[str] = ()) -> str:
     lines = [f"# LPT report: `{report.model}`", ""]
-    lines += [f"- {markdown_cell(line)}" for line in [*summary_lines(report.summary), *notes]]
+    lines += [f"- {markdown_cell(line)}" for line in [*summary_lines(report.summary, report.layers), *notes]]
     lines += ["", *_markdown_rows(report.layers)]
     if runtime is not None:
         lines += markdown_comparison(runtime)

@@ -13,6 +13,7 @@ from ..ir.eltypes import REPORTED_LOW_PRECISION
 from ..ir.op_facts import Fact, ops_with
 
 WEIGHTABLE = ops_with(Fact.WEIGHTED)
+RECURRENT = ops_with(Fact.RECURRENT)
 _NOT_LAYERS = frozenset({"Parameter", "Constant", "Result"})
 # Ops through which a quantized tensor stays quantized (values are moved or selected).
 _TRANSPARENT = ops_with(Fact.KEEPS_QUANTIZED)
@@ -62,10 +63,65 @@ def is_low(value: Output) -> bool:
 
 def layer_operands(node: Node) -> list[Output]:
     """The tensors a layer computes on: its data inputs, where a weightable layer sees
-    through LPT's zero-point Subtract (the plugins fold the zero point into the kernel)."""
+    through LPT's zero-point Subtract (the plugins fold the zero point into the kernel), and a
+    recurrent sequence the plugin quantizes through the dequantizations in front of it."""
+    if node.type in RECURRENT:
+        return recurrent_operands(node) or data_inputs(node)
     if node.type not in WEIGHTABLE:
         return data_inputs(node)
     return [integer_behind_zero_point(v) or v for v in data_inputs(node)]
+
+
+def integer_behind_dequantization(value: Output, *, constant: bool = False) -> Output | None:
+    """The u8/i8 tensor `x` of `value` = Multiply(Convert(x) [- Constant], Constant), x a Constant
+    when `constant` (weights) and computed otherwise; None for any other form."""
+    node = value.node
+    if node.type != "Multiply" or len(node.inputs) != 2 or node.input_node(1).type != "Constant":
+        return None
+    parent = node.input_node(0)
+    if parent.type == "Subtract" and not constant and parent.input_node(1).type == "Constant":
+        parent = parent.input_node(0)
+    if parent.type != "Convert":
+        return None
+    data = parent.input_value(0)
+    if not is_low(data) or (data.node.type == "Constant") != constant:
+        return None
+    return data
+
+
+def recurrent_operands(node: Node) -> list[Output] | None:
+    """The integer tensors a recurrent sequence runs on once the plugin quantizes it, or None
+    when it will not (`recurrent_gap` says why)."""
+    if recurrent_gap(node) is not None:
+        return None
+    x = integer_behind_dequantization(node.input_value(0))
+    h = None if node.input_node(1).type == "Constant" else integer_behind_dequantization(node.input_value(1))
+    weights = [integer_behind_dequantization(node.input_value(i), constant=True) for i in (-3, -2)]
+    return [v for v in (x, h, *weights) if v is not None]
+
+
+def recurrent_gap(node: Node) -> str | None:
+    """Why the plugin will not run a recurrent sequence on integers, None when it will. The CPU
+    plugin's ConvertFqRnnToQuantizedRnn wants X (input 0) dequantized from u8/i8, H (input 1) a
+    Constant or dequantized from u8 (it has no i8 cell), and W and R (before B, the last input)
+    dequantized integer Constants; RecurrentCellTransformation leaves exactly that when the model
+    quantizes the cell."""
+    if len(node.inputs) < 5:
+        return f"{node.type} has {len(node.inputs)} inputs, not X, H, ..., W, R, B"
+    x = integer_behind_dequantization(node.input_value(0))
+    if x is None:
+        return "X (input 0) is not dequantized from u8/i8 in front of it: the plugin runs the cell in float"
+    if node.input_node(1).type != "Constant":
+        h = integer_behind_dequantization(node.input_value(1))
+        if h is None:
+            return "H (input 1) is neither a constant nor dequantized from u8: the plugin runs the cell in float"
+        if h.element_type.name == "i8":
+            return "H (input 1) is dequantized from i8: the CPU plugin has no i8 cell and runs it in float"
+    for index, role in ((-3, "W"), (-2, "R")):
+        if integer_behind_dequantization(node.input_value(index), constant=True) is None:
+            return (f"{role} (input {len(node.inputs) + index}) is not an integer constant with a scale: "
+                    "the model does not quantize the weights, the plugin runs the cell in float")
+    return None
 
 
 def integer_behind_zero_point(value: Output) -> Output | None:

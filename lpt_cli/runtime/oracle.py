@@ -3,7 +3,9 @@
 A model the plugin mishandles can crash `compile_model` (a segfault takes the whole Python
 process with it), so whoever must survive that — tests, the zoo parity check — compiles and
 runs models here: a child process compiles the IR with INFERENCE_PRECISION_HINT f32, infers
-the given inputs and hands back the outputs and the runtime model's per-op rt_info. A crash
+the given inputs and hands back the outputs and the runtime model's per-op rt_info (a stateful
+model runs two steps on the same inputs from its initial state, and hands back both steps'
+outputs: the second reads what the first stored). A crash
 is a result (`crashed`), not the end of the caller. `CompileChecker` keeps one child for many
 compile-only checks (the fuzzer's outputs, every output the test suite writes), `PluginRunner`
 one for many runs (the per-op tests).
@@ -89,11 +91,15 @@ def _child(xml_path: str, folder: str, device: str) -> int:
         compiled = ov.Core().compile_model(xml_path, device, {"INFERENCE_PRECISION_HINT": "f32"})
         with np.load(out / "inputs.npz") as data:
             feed = {name: data[name] for name in data.files}
-        results = compiled.create_infer_request().infer(feed)
+        request = compiled.create_infer_request()
+        steps = [request.infer(feed)]
+        if request.query_state():  # a stateful model: the second step reads what the first stored
+            steps.append(request.infer(feed))
     except Exception as exc:  # noqa: BLE001 - any refusal is the answer
         print(openvino_message(exc), file=sys.stderr)
         return 3
-    outputs = {f"out{i}": np.asarray(results[o]) for i, o in enumerate(compiled.outputs)}
+    found = [np.asarray(results[o]) for results in steps for o in compiled.outputs]
+    outputs = {f"out{i}": value for i, value in enumerate(found)}
     np.savez(out / "outputs.npz", **outputs)  # type: ignore[arg-type]  # as for inputs.npz above
     rows = [layer.__dict__ for layer in runtime_layers(compiled)]
     (out / "layers.json").write_text(json.dumps(rows))

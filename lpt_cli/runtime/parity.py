@@ -23,6 +23,9 @@ from .layers import DEQUANTIZATION_SUFFIX, RuntimeLayer
 WEIGHT_KERNELS = frozenset({"Convolution", "GroupConvolution", "Deconvolution", "FullyConnected",
                             "FullyConnectedCompressed"})
 WEIGHTABLE_KERNELS = WEIGHT_KERNELS | {"MatMul"}
+# An LSTM/GRU sequence's kernel: u8 `ref_any_I8` when the plugin folded the dequantizations in
+# front into a quantized cell (ConvertFqRnnToQuantizedRnn), f32 otherwise.
+RECURRENT_KERNELS = frozenset({"RNNSeq"})
 # Names OpenVINO generated (`Multiply_42810` for a convolution a converter folded a Multiply
 # into): no user knows them and the plugin renumbers them, so `lost_names` skips them.
 _AUTO_NAME = re.compile(r"^[A-Z][A-Za-z0-9]*_\d+$")
@@ -30,9 +33,16 @@ _LOW = frozenset({"u8", "i8"})
 
 
 def weightable_kernels(layers: Iterable[RuntimeLayer]) -> Counter[tuple[str, str, str]]:
-    """(layerType, runtimePrecision, primitiveType) of the weightable runtime ops, counted."""
+    """(layerType, runtimePrecision, primitiveType) of the weightable runtime ops (recurrent cells
+    included), counted."""
     return Counter((layer.layer_type, layer.runtime_precision, layer.primitive) for layer in layers
-                   if layer.layer_type in WEIGHTABLE_KERNELS)
+                   if layer.layer_type in WEIGHTABLE_KERNELS | RECURRENT_KERNELS)
+
+
+def int8_recurrent_cells(layers: Iterable[RuntimeLayer]) -> int:
+    """How many recurrent cells the plugin runs on integers. It names them after none of the IR's
+    layers (it splits a bidirectional sequence in two), so they are counted."""
+    return sum(1 for layer in layers if layer.layer_type in RECURRENT_KERNELS and on_int8_kernel(layer))
 
 
 def on_int8_kernel(layer: RuntimeLayer) -> bool:

@@ -68,6 +68,23 @@ def compare(actual: Graph, expected: Graph) -> str | None:
         why = walker.pair(res_e.input_value(0), res_a.input_value(0))
         if why is not None:
             return f"output {k} -> {why}"
+    return _compare_sinks(actual, expected, walker)
+
+
+def _compare_sinks(actual: Graph, expected: Graph, walker: _Walker) -> str | None:
+    """The Assign ops (a stateful model's other outputs), paired by variable, walked like outputs."""
+    def sinks(graph: Graph) -> list[Node]:
+        return sorted((n for n in graph if n.type == "Assign"), key=lambda n: n.attrs.get("variable_id", ""))
+    want, have = sinks(expected), sinks(actual)
+    if len(want) != len(have):
+        return f"number of Assign ops differs: expected {len(want)}, actual {len(have)}"
+    for e, a in zip(want, have):
+        why = attribute_difference(e, a)
+        if why is not None:
+            return f"Assign '{e.name}': {why}"
+        why = walker.pair(e.input_value(0), a.input_value(0))
+        if why is not None:
+            return f"Assign '{e.name}' -> {why}"
     return None
 
 

@@ -46,6 +46,11 @@ def constant(value: np.ndarray, etype: ElementType) -> ov.Output:
 
 def operation(op: str, version: str, inputs: list[ov.Output], attrs: dict[str, Any]) -> ov.Node:
     """Creates `op` of opset `version` on the mirror's values; raises when OpenVINO refuses."""
+    if op in ("ReadValue", "Assign"):  # stateful ops need a variable: mirror their value's shape
+        if inputs:
+            return ov.opset13.convert(inputs[0], inputs[0].get_element_type())
+        dims = [int(d) for d in str(attrs.get("variable_shape", "")).replace(",", " ").split()]
+        return ov.opset13.parameter(dims, ov.Type.f32)
     factory = _FACTORIES.get(version)
     if factory is None:
         factory = _FACTORIES[version] = NodeFactory(version)

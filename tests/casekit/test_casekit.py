@@ -36,8 +36,8 @@ def _signature(graph: Graph) -> tuple:
     return tuple(walk(result.input_value(0)) for result in graph.results)
 
 
-def test_all_480_cases_load() -> None:
-    assert len(CASE_IDS) == 480 and len(set(CASE_IDS)) == 480
+def test_all_528_cases_load() -> None:
+    assert len(CASE_IDS) == 528 and len(set(CASE_IDS)) == 528
     for case_id in CASE_IDS:
         case = _case(case_id)
         assert case.input.results and case.expected.results, case_id
@@ -159,3 +159,23 @@ def test_numerics_catches_a_wrong_scale() -> None:
     scale.data = type(scale.data).from_array(scale.value * 1.5, scale.output().element_type)
     why = compare_numerics(case.input, case.expected)
     assert why is not None and why.startswith("output 0: max|A-B|")
+
+
+def _stateful_graph(assigned: str) -> Graph:
+    """x + state; the Assign stores `assigned` ("sum" or "x")."""
+    graph = Graph()
+    x = graph.add_node("Parameter", outputs=[("f32", (1, 4))], name="x")
+    initial = graph.add_constant(np.zeros((1, 4), np.float32))
+    read = graph.add_node("ReadValue", [initial.output()], outputs=[("f32", (1, 4))], version="opset6",
+                          attrs={"variable_id": "s", "variable_type": "f32", "variable_shape": "1,4"})
+    total = graph.add_node("Add", [x.output(), read.output()], outputs=[("f32", (1, 4))], name="sum")
+    graph.add_node("Assign", [graph.find(assigned).output()], outputs=[("f32", (1, 4))], version="opset6",
+                   attrs={"variable_id": "s"})
+    graph.add_node("Result", [total.output()])
+    return graph
+
+
+def test_compare_walks_the_assign_ops_too() -> None:
+    assert compare.compare(_stateful_graph("sum"), _stateful_graph("sum")) is None
+    why = compare.compare(_stateful_graph("x"), _stateful_graph("sum"))
+    assert why is not None and why.startswith("Assign ") and "op differs" in why

@@ -261,3 +261,28 @@ def test_a_zero_point_reshaped_after_its_convert_is_reshaped_before_it() -> None
     assert zp.type == "Convert" and zp.annotations.get(DISABLE_CONSTANT_FOLDING)
     assert zp.input_node(0).type == "Constant" and zp.input_node(0).value.shape == (4, 1, 1, 1)
     assert zp.input_node(0).value.dtype == np.int8
+
+
+def _scaled_fake_quantize(shape: tuple[int, ...]) -> Graph:
+    """x * per-channel scale -> FakeQuantize -> Result."""
+    from lpt_cli.ir.eltypes import f32
+
+    g = Graph()
+    x = parameter(g, shape)
+    scale = np.linspace(0.9, 1.3, shape[1], dtype=np.float32).reshape((1, shape[1]) + (1,) * (len(shape) - 2))
+    scaled = _binary(g, "Multiply", x, scale)
+    limits = [g.add_constant(np.float32(v), f32).output() for v in (0.0, 2.55, 0.0, 2.55)]
+    fq = g.add_node("FakeQuantize", [scaled, *limits], outputs=[("f32", shape)], attrs={"levels": "256"}, name="fq")
+    g.add_node("Result", [fq.output()])
+    return g
+
+
+def test_a_scale_goes_into_the_interval_only_on_static_dimensions() -> None:
+    # openvino 2026's check_for_broadcast: a [1, C] scale on [?, C] may broadcast the dynamic
+    # batch, so MulFakeQuantizeFusion leaves it (the plugin then runs one FakeQuantize after an
+    # f32 Concat where lpt, fusing, let MoveFakeQuantize make one per Concat input).
+    from lpt_cli.lpt.common_optimizations.fq_fusions import fuse_fake_quantizes
+
+    static, dynamic = _scaled_fake_quantize((1, 32)), _scaled_fake_quantize((-1, 32))
+    assert fuse_fake_quantizes(static) == 1 and static.find("fq").input_node(0).type == "Parameter"
+    assert fuse_fake_quantizes(dynamic) == 0 and dynamic.find("fq").input_node(0).type == "Multiply"

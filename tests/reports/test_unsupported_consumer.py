@@ -48,3 +48,15 @@ def test_the_plugin_step_makes_max_pool_14_one_lpt_knows_unless_ceil_torch(round
     assert (row.status == "low-precision") is low
     if not low:
         assert row.reason is not None and "MaxPool-14" in row.reason.detail
+
+
+def test_an_op_version_no_transformation_takes_is_named_with_the_versions_that_are() -> None:
+    graph = fq_then_pool("floor")
+    before = copy_graph(graph)
+    config = load_config("default")
+    rows = {r.name: r for r in build_report("m.xml", before, graph, run_pipeline(graph, config), config, "").layers}
+    pool = rows["pool"]
+    assert pool.status == "original-precision" and pool.reason is not None
+    assert pool.reason.code == "op_not_supported"
+    assert pool.reason.detail == ("LPT has no transformation for MaxPool-14: MaxPoolTransformation takes "
+                                  "MaxPool-1 only")

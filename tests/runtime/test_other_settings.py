@@ -196,3 +196,24 @@ def test_a_scale_after_a_convolution_goes_into_its_weights(tmp_path: Path) -> No
     out = ops.convolution(_fq(smoothed, -0.29, 5.9), _i8_weights((8, c, 1, 1), rng), [1, 1], [0, 0], [0, 0], [1, 1])
     feed = {"x": np.abs(rng.normal(0, 2, (1, 16, 12, 12))).astype(np.float32)}
     _same_as_plugin(ov.Model([out], [x], "conv_bn"), feed, tmp_path)
+
+
+def test_a_scale_lpt_folds_into_a_fake_quantize_after_a_concat_is_written_back(tmp_path: Path) -> None:
+    """A UNet's timestep embedding (sin/cos Concat -> NNCF's SmoothQuant Multiply -> FakeQuantize ->
+    MatMul) with a dynamic batch: the plugin keeps the Multiply until its LPT folds it into the
+    FakeQuantize's input interval, after MoveFakeQuantize. Written fused, the plugin moved the
+    FakeQuantize above the Concat on reload (one per input, a u8 Concat); written back, it runs the
+    same ops as on the original."""
+    t = ops.parameter([-1, 16], np.float32, name="t")
+    embedding = ops.concat([ops.sin(t), ops.cos(t)], -1)
+    smoothed = ops.multiply(embedding, ops.constant(np.linspace(0.9, 1.3, 32, dtype=np.float32).reshape(1, 32)))
+    out = ops.matmul(_fq(smoothed, -0.9, 0.92), _i8_weights((8, 32)), False, True)
+    feed = {"t": RNG.uniform(-3, 3, (1, 16)).astype(np.float32)}
+    written = _same_as_plugin(ov.Model([out], [t], "timestep"), feed, tmp_path)
+
+    def fake_quantizes_and_concat(path: Path) -> tuple[int, str]:
+        layers = plugin_run(path, feed).layers
+        concat = next(layer for layer in layers if layer.layer_type == "Concatenation")
+        return sum(layer.layer_type == "FakeQuantize" for layer in layers), concat.runtime_precision
+
+    assert fake_quantizes_and_concat(written) == fake_quantizes_and_concat(tmp_path / "m.xml") == (1, "f32")

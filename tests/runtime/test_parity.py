@@ -130,3 +130,34 @@ def test_a_float_kernel_reading_i8_computes_in_float() -> None:
     assert not _layer("mm", "MatMul", "i8", "brgemm_avx2_f32", "mm").computes_low
     assert _layer("mm", "MatMul", "i8", "jit_gemm_i8", "mm").computes_low
     assert _layer("r", "Reshape", "i8", "unknown_i8", "r").computes_low  # data movement on i8
+
+
+def test_recurrent_cells_on_integers_are_counted() -> None:
+    cells = [_layer("LSTMSequence_1", "RNNSeq", "u8", "ref_any_I8"), _layer("LSTMSequence_2", "RNNSeq", "f32",
+                                                                             "ref_any_f32"), *RUN]
+    assert parity.int8_recurrent_cells(cells) == 1
+    assert parity.weightable_kernels(cells)[("RNNSeq", "u8", "ref_any_I8")] == 1
+
+
+def test_a_stateful_model_runs_two_steps(tmp_path) -> None:
+    """The second step reads what the first stored: both steps' outputs come back, in order."""
+    import openvino as ov
+    import openvino.opset6 as ops6
+    import openvino.opset13 as ops
+    from openvino.op.util import Variable, VariableInfo
+
+    from lpt_cli.runtime.oracle import plugin_run
+
+    x = ops.parameter([1, 4], np.float32, name="x")
+    info = VariableInfo()
+    info.data_shape, info.data_type, info.variable_id = ov.PartialShape([1, 4]), ov.Type.f32, "s"
+    variable = Variable(info)
+    read = ops.read_value(ops.constant(np.zeros((1, 4), np.float32)), variable)
+    total = ops.add(x, read)
+    model = ov.Model([total.output(0)], [ops6.assign(total, variable)], [x], "accumulate")
+    ov.save_model(model, tmp_path / "state.xml")
+    feed = {"x": np.arange(4, dtype=np.float32).reshape(1, 4)}
+    ran = plugin_run(tmp_path / "state.xml", feed)
+    assert ran.ok, ran.error
+    assert len(ran.outputs) == 2
+    assert np.array_equal(ran.outputs[0], feed["x"]) and np.array_equal(ran.outputs[1], 2 * feed["x"])

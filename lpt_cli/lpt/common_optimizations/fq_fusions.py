@@ -105,13 +105,14 @@ def _mul_fusion(graph: Graph, multiply: Node, runs: FakeQuantizeCheck | None) ->
     return True
 
 
-def _broadcasts(data: tuple[int, ...] | None, constant: tuple[int, ...]) -> bool:
-    """ov::op::util::check_for_broadcast: the constant would widen the data's shape."""
-    if data is None:
+def _fits(data: tuple[int, ...] | None, constant: tuple[int, ...]) -> bool:
+    """ov::op::util::check_for_broadcast (openvino 2026): the constant broadcasts onto the data
+    without widening it, judged on static dimensions only. Aligned from the right, each of the
+    constant's dimensions is 1 or the data's, and neither is dynamic: a [1, C] scale on data of
+    shape [?, C] does not fit (the batch is dynamic), so the plugin leaves that Multiply to LPT."""
+    if data is None or len(constant) > len(data):
         return False
-    if len(constant) > len(data):
-        return True
-    return any(c > 1 and d == 1 for c, d in zip(reversed(constant), reversed(data)))
+    return all(d >= 0 and (c == d or c == 1) for c, d in zip(reversed(constant), reversed(data)))
 
 
 def _input_fusion(graph: Graph, fq: Node, runs: FakeQuantizeCheck | None) -> bool:
@@ -126,7 +127,7 @@ def _input_fusion(graph: Graph, fq: Node, runs: FakeQuantizeCheck | None) -> boo
     if data.element_type.bits < 32:
         return False
     value = np.asarray(constant.value)
-    if _broadcasts(data.shape, value.shape):
+    if not _fits(data.shape, value.shape):
         return False
     if eltwise.type == "Multiply" and np.any(value.astype(np.float32) <= 0):
         return False

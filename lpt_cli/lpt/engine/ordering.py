@@ -3,7 +3,9 @@
 Results that order matters: when two FakeQuantizes share one Precisions value (a Concat),
 the first one decomposed narrows it for the other. OpenVINO sorts depth-first from the
 roots (Results, then sinks, then Parameters) pushed on a stack, so the last Result's
-subgraph comes first and, within a node, input 0's subgraph before input 1's.
+subgraph comes first and, within a node, input 0's subgraph before input 1's. A control
+dependency (an Assign's on the ReadValue of its variable) is pushed after the inputs, so it
+comes before input 0.
 """
 from __future__ import annotations
 
@@ -16,7 +18,8 @@ _SORTED: dict[int, list[Node]] = {}  # id(graph) -> its order, inside `unchanged
 
 
 def _roots(graph: Graph) -> list[Node]:
-    sinks = [n for n in graph.nodes.values() if not n.outputs and n.type != "Result"]
+    # An Assign is a sink although the IR gives it an output (nothing reads it).
+    sinks = [n for n in graph.nodes.values() if n.type != "Result" and (n.type == "Assign" or not n.outputs)]
     return [*graph.results, *sinks, *graph.parameters]
 
 
@@ -33,6 +36,7 @@ def ordered_ops(graph: Graph) -> list[Node]:
         return list(known)
     order: list[Node] = []
     seen: set[int] = set()
+    controls = _control_dependencies(graph)
     for root in reversed(_roots(graph)):
         if root.id in seen:
             continue
@@ -41,8 +45,9 @@ def ordered_ops(graph: Graph) -> list[Node]:
         while nodes:
             node, index = nodes[-1], next_input[-1]
             inputs = node.inputs
-            while index < len(inputs):
-                parent = inputs[index].source.node
+            before = controls.get(node.id, ())
+            while index < len(before) + len(inputs):
+                parent = before[index] if index < len(before) else inputs[index - len(before)].source.node
                 index += 1
                 if parent.id not in seen:
                     seen.add(parent.id)
@@ -56,6 +61,17 @@ def ordered_ops(graph: Graph) -> list[Node]:
                 order.append(node)
     order.extend(n for n in graph.nodes.values() if n.id not in seen)
     return order
+
+
+def _control_dependencies(graph: Graph) -> dict[int, tuple[Node, ...]]:
+    """Node id -> the nodes it depends on besides its inputs (an Assign: its variable's ReadValue)."""
+    found: dict[int, tuple[Node, ...]] = {}
+    for node in graph.nodes.values():
+        if node.type == "Assign":
+            read_value = graph.read_value_of(node)
+            if read_value is not None:
+                found[node.id] = (read_value,)
+    return found
 
 
 @contextmanager

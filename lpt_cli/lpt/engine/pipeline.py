@@ -204,7 +204,10 @@ def _rewrite(ctx: Context, names: list[str], result: PipelineResult) -> None:
             except Exception as exc:  # re-raised with the pass and layer named
                 raise PassError(p.name, node.name, node.id, exc) from exc
             if p.revisits_created:
-                queue.extendleft(_created_since(graph, first_new))
+                created = _created_since(graph, first_new)
+                if isinstance(p.revisits_created, frozenset):
+                    created = [n for n in created if n.type in p.revisits_created]
+                queue.extendleft(created)
             if matched:
                 result.applied[p.name] += 1
                 result.matched.setdefault(node.id, []).append(p.name)

@@ -50,6 +50,7 @@ PREREQUISITES = Step("prerequisites", (
 
 MAIN = Step("main", (
     ("AddTransformation", "eltwise.add", ("Add",)),
+    ("AssignAndReadValueTransformation", "state.assign_and_read_value", ("Assign",)),
     ("AvgPoolTransformation", "movement.avg_pool", ("AvgPool",)),
     ("BatchToSpaceTransformation", "movement.batch_to_space", ("BatchToSpace",)),
     ("BroadcastTransformation", "movement.broadcast", ("Broadcast",)),
@@ -69,6 +70,7 @@ MAIN = Step("main", (
     ("NormalizeL2Transformation", "normalization.normalize_l2", ("NormalizeL2",)),
     ("PadTransformation", "movement.pad", ("Pad",)),
     ("PReluTransformation", "movement.prelu", ("PRelu",)),
+    ("RecurrentCellTransformation", "recurrent.recurrent_cell", ("LSTMSequence", "GRUSequence")),
     ("ReduceMaxTransformation", "reduce.reduce_max", ("ReduceMax",)),
     ("ReduceMeanTransformation", "reduce.reduce_mean", ("ReduceMean",)),
     ("ReduceMinTransformation", "reduce.reduce_min", ("ReduceMin",)),
@@ -77,6 +79,7 @@ MAIN = Step("main", (
     ("ReshapeTransformation", "movement.reshape", ("Reshape",)),
     ("SqueezeTransformation", "movement.squeeze", ("Squeeze",)),
     ("ShuffleChannelsTransformation", "movement.shuffle_channels", ("ShuffleChannels",)),
+    ("SliceTransformation", "movement.slice", ("Slice",)),
     ("SpaceToBatchTransformation", "movement.space_to_batch", ("SpaceToBatch",)),
     ("SplitTransformation", "movement.split", ("Split",)),
     ("StridedSliceTransformation", "movement.strided_slice", ("StridedSlice",)),

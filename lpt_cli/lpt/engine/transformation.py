@@ -47,8 +47,9 @@ class Transformation:
     name: ClassVar[str] = ""
     # Whether the nodes `transform` creates are offered to the step's passes next (OpenVINO's
     # register_new_node). Most LPT passes never register theirs: False keeps e.g. the Add that
-    # AddTransformation builds from being transformed again.
-    revisits_created: ClassVar[bool] = True
+    # AddTransformation builds from being transformed again. A set of op types: only the created
+    # nodes of those types (the FakeQuantize a pass fuses and registers, nothing else it built).
+    revisits_created: ClassVar[bool | frozenset[str]] = True
     # The opset versions the pass matches (OpenVINO's LPT matches e.g. opset1::MaxPool only);
     # None: any version. Reports name the version when a consumer is outside it.
     op_versions: ClassVar[tuple[str, ...] | None] = None

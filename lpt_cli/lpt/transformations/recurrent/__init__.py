@@ -1,0 +1,1 @@
+"""Recurrent sequences (LSTMSequence, GRUSequence): dequantizations kept in front for the plugin to fold."""

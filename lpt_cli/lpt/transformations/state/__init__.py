@@ -1,0 +1,1 @@
+"""Stateful models: a dequantization moved across a ReadValue/Assign variable."""
