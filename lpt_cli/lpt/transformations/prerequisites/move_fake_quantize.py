@@ -16,14 +16,7 @@ import numpy as np
 from ....ir import Node, Output
 from ...surgery.constants import remove_unused
 from ...engine.transformation import Transformation
-
-
-def _concat_axis(concat: Node) -> int | None:
-    rank = concat.output().rank
-    if rank is None:
-        return None
-    axis = concat.attr_int("axis", 0)
-    return axis + rank if axis < 0 else axis
+from ..movement.concat import concat_axis  # the Concat's axis as ConcatTransformation reads it
 
 
 def _per_input(value: np.ndarray, axis: int, sizes: list[int]) -> list[np.ndarray]:
@@ -50,7 +43,7 @@ class MoveFakeQuantize(Transformation):
     def transform(self, node: Node) -> bool:
         operation = node.input_node(0)
         concat = operation if operation.type == "Concat" else operation.input_node(0)
-        axis = _concat_axis(concat)
+        axis = concat_axis(concat)
         if axis is None or not node.output().uses:
             return False
         if node.output().uses[0].node.type == "Convert":  # the QDQ form: not modelled (module docstring)
