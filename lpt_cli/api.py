@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Union
 
-from .errors import CheckFailed, LptError
+from .errors import CheckFailed, CompileRefused, LptError, OutputRefused
 from .ir import DIALECTS, Graph
 from .ir.reader import read_ir
 from .ir.writer import write_ir
@@ -230,7 +230,7 @@ def verify(model: ModelLike, config: ConfigLike = "cpu", *, inputs: str | os.Pat
     sequences; a mask input gets ones then zeros). Both are also measured against the exact
     FakeQuantize math (every FakeQuantize as float ops, run without LPT), which tells rounding
     of the plugin's own size from a changed model. What `lpt verify` prints."""
-    from .reports.analyze import analyze, write_runtime_model
+    from .reports.analyze import analyze
     from .runtime.compare_outputs import output_verdicts
     from .runtime.compile import compile_model
     from .runtime.inputs import infer, load_inputs, random_inputs
@@ -243,10 +243,10 @@ def verify(model: ModelLike, config: ConfigLike = "cpu", *, inputs: str | os.Pat
         shapes = {name: tuple(dims) for name, dims in (shape or {}).items()}
         arrays = (load_inputs(Path(inputs), original) if inputs is not None
                   else random_inputs(original, seed, shapes, notes))
-        transformed = compile_model(write_runtime_model(found, tmp, xml), device, precision_hint=precision_hint)
+        transformed = _compile_output(found, tmp, xml, device, precision_hint)
         if len(transformed.outputs) != len(original.outputs):
-            raise LptError(f"{model_name(model)}: the transformed model has {len(transformed.outputs)} outputs, "
-                           f"the original {len(original.outputs)}")
+            raise OutputRefused(f"{model_name(model)}: lpt's output has {len(transformed.outputs)} outputs, "
+                                f"the original {len(original.outputs)}: a bug in lpt, please report it")
         names = [o.get_any_name() if o.get_names() else f"output{i}" for i, o in enumerate(original.outputs)]
         reference = infer(original, arrays)
         exact = reference  # without a FakeQuantize the plugin runs no LPT: the original is exact
@@ -255,6 +255,19 @@ def verify(model: ModelLike, config: ConfigLike = "cpu", *, inputs: str | os.Pat
         verdicts = output_verdicts(names, reference, infer(transformed, arrays), exact, atol, rtol)
     source = f"inputs from {os.fspath(inputs)}" if inputs is not None else f"random inputs, seed {seed}"
     return Verified(device, precision_hint, source, tuple(notes), atol, rtol, tuple(verdicts))
+
+
+def _compile_output(found: Analysis, folder: str, xml: Path, device: str, precision_hint: str) -> openvino.CompiledModel:
+    """lpt's runtime output of `found`, compiled on `device` (after the original compiled: a
+    refusal here is lpt's fault, OutputRefused, exit 1)."""
+    from .reports.analyze import write_runtime_model
+    from .runtime.compile import compile_model
+
+    try:
+        return compile_model(write_runtime_model(found, folder, xml), device, precision_hint=precision_hint)
+    except CompileRefused as err:
+        raise OutputRefused(f"{xml}: OpenVINO compiles this model but not lpt's output of it ({err.reason}): "
+                            "a bug in lpt, please report it") from None
 
 
 def _exact_model(model: Path, folder: Path) -> Path:

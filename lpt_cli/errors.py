@@ -41,6 +41,22 @@ class CheckFailed(LptError):
         self.exit_code = 1 if check.error is not None else 4
 
 
+class CompileRefused(LptError):
+    """OpenVINO refused to compile a model; `reason` is its message, without the file name."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+class OutputRefused(LptError):
+    """OpenVINO takes the user's model but not lpt's output of it, or the output lost a result:
+    a bug in lpt, not bad input (exit 1). The message names the user's model and what OpenVINO
+    said, not the temporary file lpt wrote and removed."""
+
+    exit_code = 1
+
+
 class PassError(Exception):
     """An unexpected exception inside a transformation pass, with the pass and layer it hit.
 

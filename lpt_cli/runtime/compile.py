@@ -10,7 +10,7 @@ from pathlib import Path
 
 import openvino as ov
 
-from ..errors import LptError
+from ..errors import CompileRefused, LptError
 from . import PRECISION_HINTS
 from .device import core, require_device
 
@@ -31,7 +31,8 @@ def compile_model(xml_path: str | Path, device: str = "CPU", *, precision_hint: 
         model = core().read_model(str(xml_path))
         return core().compile_model(model, device, config)
     except RuntimeError as err:
-        raise LptError(f"{xml_path}: OpenVINO cannot compile it for {device}: {openvino_message(err)}") from None
+        reason = f"OpenVINO cannot compile it for {device}: {openvino_message(err)}"
+        raise CompileRefused(f"{xml_path}: {reason}", reason) from None
 
 
 def inference_precision(compiled: ov.CompiledModel) -> str:

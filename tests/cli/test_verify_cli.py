@@ -59,6 +59,29 @@ def test_a_changed_model_exits_3(folder, monkeypatch):
     assert result.stdout.splitlines()[-1].startswith("verdict: lpt changed the model: output 'probs' is ")
 
 
+def test_lpt_output_the_plugin_refuses_is_exit_1_not_bad_input(folder, monkeypatch, tmp_path):
+    """The original compiles, lpt's output of it does not: lpt's bug (exit 1), said in one line
+    that names the user's model, not the temporary file lpt wrote and removed."""
+    (tmp_path / "refused.xml").write_text(
+        '<net name="refused" version="11"><layers>'
+        '<layer id="0" name="input" type="Parameter" version="opset1"><data shape="1" element_type="f32"/>'
+        '<output><port id="0" precision="FP32"><dim>1</dim></port></output></layer>'
+        '<layer id="1" name="odd" type="NoSuchOperation" version="opset1">'
+        '<input><port id="0" precision="FP32"><dim>1</dim></port></input>'
+        '<output><port id="1" precision="FP32"><dim>1</dim></port></output></layer>'
+        '<layer id="2" name="probs" type="Result" version="opset1">'
+        '<input><port id="0" precision="FP32"><dim>1</dim></port></input></layer>'
+        '</layers><edges><edge from-layer="0" from-port="0" to-layer="1" to-port="0"/>'
+        '<edge from-layer="1" from-port="1" to-layer="2" to-port="0"/></edges></net>')
+    (tmp_path / "refused.bin").write_bytes(b"")
+    _as_lpt_output(monkeypatch, tmp_path, "refused")
+    result = run(folder / "conv.xml", "--config", folder / "nothing.yaml")
+    assert result.exit_code == 1, result.output
+    line, = (line for line in result.stderr.splitlines() if line.startswith("lpt: error: "))
+    assert line.startswith(f"lpt: error: {folder / 'conv.xml'}: OpenVINO compiles this model but not lpt's output of it (")
+    assert "a bug in lpt" in line and "lpt-verify-" not in line
+
+
 @pytest.mark.slow
 def test_rounding_of_the_plugins_size_is_exit_0_not_a_bare_fail(folder, monkeypatch):
     """lpt's output differs from the original beyond --atol/--rtol, but it is no further from
