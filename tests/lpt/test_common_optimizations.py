@@ -12,6 +12,7 @@ from lpt_cli.lpt.common_optimizations.mark_dequantization import mark_dequantiza
 from lpt_cli.lpt.common_optimizations.matmul_multiply import fuse_matmul_multiply
 from lpt_cli.lpt.common_optimizations.nop_elimination import eliminate_eltwise
 from lpt_cli.lpt.common_optimizations.shape_folding import fold_shape_subgraphs
+from lpt_cli.lpt.common_optimizations.shared_ops import share_equal_ops
 
 
 def parameter(g: Graph, shape: tuple[int, ...], etype: str = "f32") -> Output:
@@ -286,3 +287,47 @@ def test_a_scale_goes_into_the_interval_only_on_static_dimensions() -> None:
     static, dynamic = _scaled_fake_quantize((1, 32)), _scaled_fake_quantize((-1, 32))
     assert fuse_fake_quantizes(static) == 1 and static.find("fq").input_node(0).type == "Parameter"
     assert fuse_fake_quantizes(dynamic) == 0 and dynamic.find("fq").input_node(0).type == "Multiply"
+
+
+def _fq(g: Graph, x: Output, high: float, name: str) -> Output:
+    """A FakeQuantize with its own four Constants (equal bytes across calls with the same `high`)."""
+    bounds = [g.add_constant(np.float32(v)).output() for v in (-high, high, -high, high)]
+    return g.add_node("FakeQuantize", [x, *bounds], outputs=[("f32", x.shape)], name=name,
+                      attrs={"levels": "256", "auto_broadcast": "numpy"}).output()
+
+
+def test_twin_fake_quantizes_of_one_tensor_become_one_the_earliest() -> None:
+    """NNCF's ignored scope can leave two equal FakeQuantizes on one tensor (one per consumer);
+    MOC's SharedOpOptimization keeps the first and moves the other's consumers to it."""
+    g = Graph()
+    x = parameter(g, (1, 8, 4, 4))
+    first, twin, other = _fq(g, x, 2.0, "first"), _fq(g, x, 2.0, "twin"), _fq(g, x, 3.0, "other")
+    relus = [g.add_node("Relu", [value], outputs=[("f32", x.shape)]).output() for value in (first, twin, other)]
+    for value in relus:
+        g.add_node("Result", [value])
+    assert share_equal_ops(g) == 2  # the twin FakeQuantize, then the two Relus it left equal
+    assert [r.input_node(0).input_node(0).name for r in g.results] == ["first", "first", "other"]
+    assert sum(n.type == "FakeQuantize" for n in g if n.alive) == 2
+
+
+def test_a_merged_op_feeding_a_result_gives_the_survivor_its_name() -> None:
+    """replace_output_update_name: a Result keeps the name of the op that fed it. The survivor is
+    the earlier in OpenVINO's order, which visits the last Result's inputs first."""
+    g = Graph()
+    x = parameter(g, (1, 8))
+    g.add_node("Result", [g.add_node("Relu", [x], outputs=[("f32", (1, 8))], name="output_relu").output()])
+    kept = g.add_node("Relu", [x], outputs=[("f32", (1, 8))], name="kept")
+    g.add_node("Result", [g.add_node("Sigmoid", [kept.output()], outputs=[("f32", (1, 8))]).output()])
+    assert share_equal_ops(g) == 1
+    assert g.results[0].input_node(0) is kept and kept.name == "output_relu"
+
+
+def test_ops_differing_in_an_attribute_or_a_constant_byte_stay_apart() -> None:
+    g = Graph()
+    x = parameter(g, (1, 8))
+    for axis, scale in ((1, 0.0), (0, 0.0), (1, -0.0)):  # -0.0 differs from 0.0 byte-wise, as memcmp
+        softmax = g.add_node("SoftMax", [x], outputs=[("f32", (1, 8))], attrs={"axis": str(axis)}).output()
+        g.add_node("Result", [_binary(g, "Add", softmax, np.float32(scale))])
+    assert share_equal_ops(g) == 1  # the two axis-1 SoftMaxes; their Adds differ in a constant byte
+    assert sum(n.type == "SoftMax" for n in g if n.alive) == 2
+    assert sum(n.type == "Add" for n in g if n.alive) == 3

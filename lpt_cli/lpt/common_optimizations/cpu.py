@@ -19,6 +19,7 @@ from .nop_elimination import eliminate_eltwise
 from .pooling import convert_avg_pool_14, convert_max_pool_8, convert_max_pool_14
 from .quantized import SUPPORTED_LEVELS
 from .shape_folding import fold_shape_subgraphs
+from .shared_ops import share_equal_ops
 from .steps import Plugin, SubPasses
 
 
@@ -38,6 +39,7 @@ def passes(inference_precision: ElementType = f32) -> SubPasses:
         # the eliminations, the decompositions and the multiply fusions, which match on Constants.
         ("ShapeOfConstantFolding", fold_shape_subgraphs),
         ("ConstantFolding", fold_constants),
+        ("SharedOpOptimization", share_equal_ops),
         ("EliminateEltwise", eliminate_eltwise),
         ("MVN6Decomposition", partial(mark_mvn_decomposition, runs=cpu_runs_mvn)),
         ("BatchNormDecomposition", decompose_batch_norm),
@@ -47,6 +49,7 @@ def passes(inference_precision: ElementType = f32) -> SubPasses:
         ("ShapeOfConstantFolding", fold_shape_subgraphs),
         ("ConstantFolding", fold_constants),
         ("FakeQuantizeFusions", partial(fuse_fake_quantizes, runs=cpu_runs_fake_quantize)),
+        ("SharedOpOptimization", share_equal_ops),
     )
 
 

@@ -30,6 +30,7 @@ from .pooling import convert_avg_pool_14, convert_avg_pool_to_reduce, convert_ma
 from .quantized import ALL_LEVELS
 from .sdpa import decompose_sdpa, gpu_keeps_sdpa
 from .shape_folding import fold_shape_subgraphs
+from .shared_ops import share_equal_ops
 from .steps import Plugin, SubPasses
 from .transpose_matmul import fuse_transpose_matmul
 
@@ -109,6 +110,7 @@ def passes(inference_precision: ElementType, *, xmx: bool) -> SubPasses:
         ("ConvertAvgPool14ToAvgPool1", partial(convert_avg_pool_14, keep_torch_rounding=False)),
         ("ShapeOfConstantFolding", fold_shape_subgraphs),
         ("ConstantFolding", partial(fold_constants, keep_integer_converts=False)),
+        ("SharedOpOptimization", share_equal_ops),
         ("EliminateEltwise", eliminate_eltwise),
         ("ScaledDotProductAttentionDecomposition", partial(decompose_sdpa, keeps=partial(gpu_keeps_sdpa, xmx=xmx))),
         ("BatchNormDecomposition", decompose_batch_norm),
@@ -118,6 +120,7 @@ def passes(inference_precision: ElementType, *, xmx: bool) -> SubPasses:
         ("ShapeOfConstantFolding", fold_shape_subgraphs),
         ("ConstantFolding", partial(fold_constants, keep_integer_converts=False)),
         ("FakeQuantizeFusions", partial(fuse_fake_quantizes, runs=None)),
+        ("SharedOpOptimization", share_equal_ops),
         # after CommonOptimizations
         ("TransposeMatMul", fuse_transpose_matmul),
         *((("ConvertAvgPoolingToReduce", convert_avg_pool_to_reduce),) if xmx else ()),
