@@ -284,3 +284,41 @@ def test_scale_of_a_mat_mul_without_bias_stays_behind_it() -> None:
     mat_mul = next(n for n in g if n.type == "MatMul")
     assert [use.node.type for use in mat_mul.outputs[0].uses] == ["Multiply"]
     assert float(mat_mul.input_node(1).input_node(1).value) == 1.0
+
+
+def lowp_ignored_convolution(scale_sign: float, relu_also_output: bool) -> Graph:
+    """LPT's result for FakeQuantize(u8) -> Convolution(i8) -> Relu -> Convolution(float): the
+    first convolution's scale moved across the Relu, in front of the float one."""
+    g = Graph("lowp")
+    x = g.add_node("Parameter", outputs=[("u8", (1, C, HW, HW))], name="x",
+                   attrs={"shape": f"1,{C},{HW},{HW}", "element_type": "u8"})
+    w = g.add_constant(WEIGHTS, "i8", name="w")
+    conv = g.add_node("Convolution", [x.outputs[0], w.outputs[0]], outputs=[("f32", (1, K, HW, HW))], attrs=CONV,
+                      name="conv")
+    relu = g.add_node("Relu", [conv.outputs[0]], outputs=[("f32", (1, K, HW, HW))], name="relu")
+    scale = g.add_constant(scale_sign * W_SCALE.reshape(1, K, 1, 1), "f32", name="scale")
+    deq = g.add_node("Multiply", [relu.outputs[0], scale.outputs[0]], outputs=[("f32", (1, K, HW, HW))],
+                     attrs={"auto_broadcast": "numpy"}, name="deq")
+    floats = g.add_constant(RNG.normal(0, 0.05, (4, K, 3, 3)).astype(np.float32), "f32", name="floats")
+    ignored = g.add_node("Convolution", [deq.outputs[0], floats.outputs[0]], outputs=[("f32", (1, 4, HW, HW))],
+                         attrs=CONV, name="ignored")
+    g.add_node("Result", [ignored.outputs[0]], name="y/sink")
+    if relu_also_output:
+        g.add_node("Result", [relu.outputs[0]], name="relu/sink")
+    return g
+
+
+@pytest.mark.parametrize(("scale_sign", "relu_also_output", "moved"), [
+    (1.0, False, True),
+    (-1.0, False, False),  # Relu(x * -c) is not Relu(x) * -c
+    (1.0, True, False),  # the Relu's other reader needs it unscaled
+])
+def test_scale_in_front_of_a_float_convolution_goes_back_across_the_relu(
+        scale_sign: float, relu_also_output: bool, moved: bool) -> None:
+    g = legalize_for_runtime(lowp_ignored_convolution(scale_sign, relu_also_output))
+    relu, ignored = g.find("relu"), g.find("ignored")
+    if moved:
+        assert relu.input_node(0).name == "deq" and relu.input_node(0).input_node(0).name == "conv"
+        assert ignored.input_node(0) is relu
+    else:
+        assert relu.input_node(0).name == "conv" and ignored.input_node(0).name == "deq"
