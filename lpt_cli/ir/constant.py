@@ -1,7 +1,11 @@
 """Constant payloads: memory-mapped slices of a .bin until somebody decodes or replaces them.
 
 An untouched constant keeps (blob, offset, size) so the writer can copy its bytes without
-decoding; `array()` decodes on demand and never reads more than its own slice.
+decoding; `array()` decodes on demand and never reads more than its own slice. Whoever reads a
+large range through the map reads it a piece at a time (`Blob.pieces`, `ConstantData.row_blocks`),
+and each piece's pages leave the process once it is consumed: the pages of a read file mapping
+count in the process's resident memory until unmapped, so reading the weights of a 7 GiB model
+through the map would otherwise keep 7 GiB resident.
 """
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ import math
 import mmap
 import os
 import weakref
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -40,6 +44,27 @@ class Blob:
         if size == 0 or self._whole is None:
             return memoryview(b"")
         return self._whole[offset:offset + size]
+
+    def pieces(self, offset: int, size: int, piece: int) -> Iterator[memoryview]:
+        """The range as views of at most `piece` bytes; when the next one is asked for (or the
+        loop ends), the pages of the one before leave the process (they stay in the page cache)."""
+        for start in range(offset, offset + size, piece):
+            end = min(start + piece, offset + size)
+            try:
+                yield self.view(start, end - start)
+            finally:  # also when the reader stops early
+                self.release(start, end if end == offset + size else end // mmap.PAGESIZE * mmap.PAGESIZE)
+
+    def release(self, start: int, end: int) -> None:
+        """Unmaps the pages holding bytes start..end from the process; read again, they are mapped
+        again from the file, so a view of them stays valid. A page partly outside the range goes
+        too: it is the file's, and costs a page fault if read again."""
+        if self._map is None or not hasattr(mmap, "MADV_DONTNEED"):  # not on Windows: pages stay
+            return
+        first = start // mmap.PAGESIZE * mmap.PAGESIZE
+        last = min(-(-end // mmap.PAGESIZE) * mmap.PAGESIZE, self.size)
+        if last > first:
+            self._map.madvise(mmap.MADV_DONTNEED, first, last - first)
 
 
 def _unpack(raw: np.ndarray, etype: ElementType, count: int) -> np.ndarray:
@@ -147,6 +172,22 @@ class ConstantData:
             self._view = raw[: self.count].reshape(self.shape)
             return self._view
         return value.reshape(self.shape)
+
+    def row_blocks(self, rows: int) -> Iterator[np.ndarray]:
+        """The value `rows` indices of its first axis at a time (the last block may be shorter).
+        A plain type still in the .bin is viewed a block at a time, each block's pages released
+        once the next is asked for: the whole value is never resident. Decoded types and values
+        in memory are sliced."""
+        et = self.element_type
+        if self._array is not None or self.blob is None or et.dtype is None or et.name == "bf16":
+            value = self.array()
+            for start in range(0, len(value), max(1, rows)):
+                yield value[start:start + rows]
+            return
+        row_bytes = self.size // self.shape[0] if self.shape[0] else 0
+        pieces = self.blob.pieces(self.offset, self.size, max(1, rows) * max(1, row_bytes))
+        for piece in pieces:
+            yield np.frombuffer(piece, dtype=et.dtype).reshape(-1, *self.shape[1:])
 
 
 __all__ = ["Blob", "ConstantData", "element_type"]

@@ -17,7 +17,7 @@ import mmap
 import os
 import re
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -44,12 +44,17 @@ _SAMPLE = 4096  # bytes from each end of a blob that tell most same-sized blobs 
 _NO_KERNEL_COPY = (errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP, errno.EBADF, errno.EPERM)
 
 
+def _chunks(view: memoryview) -> Iterator[memoryview]:
+    return (view[start:start + _CHUNK] for start in range(0, len(view), _CHUNK))
+
+
 class _BinWriter:
     """Appends blobs to the .bin, storing byte-identical blobs once.
 
     Ranges of an input .bin are copied by the kernel, never through Python's memory: file to
     file (copy_file_range) when source and destination sit alike in their pages, else from the
-    memory map (pwrite). A blob is only looked at once another blob of its size comes
+    memory map (pwrite), 16 MiB at a time, each piece's pages released once written (as when
+    compared): memory does not grow with the .bin. A blob is only looked at once another blob of its size comes
     along: then its first and last 4 KiB pick the candidates, and only a candidate with the
     same ends is compared in full (against the output file), so weights are read at most
     once more, and only when they may repeat.
@@ -73,28 +78,33 @@ class _BinWriter:
         key = (id(blob), offset, size)
         if key not in self._by_slice:
             self._by_slice[key] = self._store(size, lambda: blob.view(offset, size),
+                                              lambda: blob.pieces(offset, size, _CHUNK),
                                               lambda at: self._copy(blob, offset, size, at))
         return self._by_slice[key], size
 
     def add_bytes(self, raw: bytes | memoryview) -> tuple[int, int]:
-        return self._store(len(raw), lambda: raw, lambda at: self._write(raw, at)), len(raw)
+        view = memoryview(raw).cast("B")
+        return self._store(len(view), lambda: view, lambda: _chunks(view),
+                           lambda at: self._write(_chunks(view), at)), len(view)
 
     def add_constant(self, data: ConstantData) -> tuple[int, int]:
         if data.is_lazy and data.blob is not None:
             return self.add_slice(data.blob, data.offset, data.size)
         return self.add_bytes(data.raw_bytes())
 
-    def _store(self, size: int, content: Callable[[], bytes | memoryview], write: Callable[[int], None]) -> int:
-        """The offset of identical bytes stored before, else of `content` appended by `write`."""
+    def _store(self, size: int, content: Callable[[], memoryview], pieces: Callable[[], Iterable[memoryview]],
+               write: Callable[[int], None]) -> int:
+        """The offset of identical bytes stored before, else of the new bytes appended by `write`
+        (`content` is looked at only at its ends, `pieces` read to compare in full)."""
         key = None
         if size in self._sizes:
             first = self._unsampled.pop(size, None)
             if first is not None:
                 self._by_sample[self._written_sample(first, size)] = [first]
-            view = memoryview(content()).cast("B")
+            view = content()
             key = (size, bytes(view[:_SAMPLE]), bytes(view[-_SAMPLE:]))
             for candidate in self._by_sample.get(key, ()):
-                if size <= _SAMPLE or self._written_equals(candidate, view):  # a small blob is its own sample
+                if size <= _SAMPLE or self._written_equals(candidate, pieces()):  # a small blob is its own sample
                     return candidate
         at = self.offset
         self._reserve(at + size)
@@ -133,15 +143,19 @@ class _BinWriter:
         tail = os.pread(self.fd, min(_SAMPLE, size), offset + size - min(_SAMPLE, size))
         return size, head, tail
 
-    def _written_equals(self, offset: int, view: memoryview) -> bool:
-        return all(os.pread(self.fd, min(_CHUNK, len(view) - start), offset + start) == view[start:start + _CHUNK]
-                   for start in range(0, len(view), _CHUNK))
+    def _written_equals(self, offset: int, pieces: Iterable[memoryview]) -> bool:
+        for piece in pieces:
+            if os.pread(self.fd, len(piece), offset) != piece:
+                return False
+            offset += len(piece)
+        return True
 
-    def _write(self, raw: bytes | memoryview, at: int) -> None:
-        view = memoryview(raw).cast("B")
-        done = 0
-        while done < len(view):
-            done += os.pwrite(self.fd, view[done:done + _CHUNK], at + done)
+    def _write(self, pieces: Iterable[memoryview], at: int) -> None:
+        for piece in pieces:
+            done = 0
+            while done < len(piece):
+                done += os.pwrite(self.fd, piece[done:], at + done)
+            at += done
 
     def _copy(self, blob: Blob, offset: int, size: int, at: int) -> None:
         """copy_file_range moves whole pages (filesystems with reflinks even share them), but a
@@ -162,7 +176,7 @@ class _BinWriter:
             if exc.errno not in _NO_KERNEL_COPY:
                 raise
         if done < size:
-            self._write(blob.view(offset + done, size - done), at + done)
+            self._write(blob.pieces(offset + done, size - done, _CHUNK), at + done)
 
 
 def write_ir(graph: Graph, xml_path: str | Path, *, dialect: str = "runtime",

@@ -125,6 +125,39 @@ def test_copied_ranges_keep_their_bytes_wherever_they_land(tmp_path: Path) -> No
         aligned_at % mmap.PAGESIZE + mmap.PAGESIZE:aligned_at % mmap.PAGESIZE + 3 * mmap.PAGESIZE]
 
 
+def test_a_shifted_range_is_copied_and_compared_a_piece_at_a_time(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    # Copied from the map (and compared with a same-sized blob with the same ends) in pieces of
+    # _CHUNK bytes, each piece's pages released once written: memory does not grow with the .bin.
+    monkeypatch.setattr(writer, "_CHUNK", 2 * mmap.PAGESIZE)
+    released: list[tuple[int, int]] = []
+    release = Blob.release
+
+    def recorded(blob: Blob, start: int, end: int) -> None:
+        released.append((start, end))
+        release(blob, start, end)
+
+    monkeypatch.setattr(Blob, "release", recorded)
+    page = mmap.PAGESIZE
+    blob_bytes = np.random.default_rng(1).integers(0, 256, 10 * page, dtype=np.uint8).tobytes()
+    other = bytearray(blob_bytes)
+    other[5 * page] ^= 1  # the same size and ends, one byte apart in the middle
+    source = tmp_path / "in.bin"
+    source.write_bytes(b"ab" + blob_bytes + b"cd" + bytes(other))
+    blob = Blob(source)
+    with open(tmp_path / "out.bin", "w+b") as out:
+        bins = _BinWriter(out.fileno())
+        bins.add_bytes(b"x")
+        first, _ = bins.add_slice(blob, 2, 10 * page)  # lands 1 byte before: shifted within its pages
+        second, _ = bins.add_slice(blob, 10 * page + 4, 10 * page)
+        bins.finish()
+    assert (first, second) == (1, 1 + 10 * page)  # compared up to the piece that differs, not merged
+    assert (tmp_path / "out.bin").read_bytes() == b"x" + blob_bytes + bytes(other)
+    assert len(released) == 5 + 3 + 5  # each copy 5 pieces, the comparison stopped in its third
+    pages = {p for start, end in released for p in range(start // page, -(-end // page))}
+    assert pages >= set(range(21))
+
+
 def _refuse_fallocate(*_args: object) -> None:
     raise OSError(errno.EOPNOTSUPP, "Operation not supported")
 
