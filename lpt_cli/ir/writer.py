@@ -13,7 +13,6 @@ from __future__ import annotations
 import copy
 import errno
 import functools
-import mmap
 import os
 import re
 import tempfile
@@ -52,9 +51,9 @@ class _BinWriter:
     """Appends blobs to the .bin, storing byte-identical blobs once.
 
     Ranges of an input .bin are copied by the kernel, never through Python's memory: file to
-    file (copy_file_range) when source and destination sit alike in their pages, else from the
-    memory map (pwrite), 16 MiB at a time, each piece's pages released once written (as when
-    compared): memory does not grow with the .bin. A blob is only looked at once another blob of its size comes
+    file (copy_file_range), or where that is not supported from the memory map (pwrite) 16 MiB
+    at a time, each piece's pages released once written (as when compared): memory does not
+    grow with the .bin. A blob is only looked at once another blob of its size comes
     along: then its first and last 4 KiB pick the candidates, and only a candidate with the
     same ends is compared in full (against the output file), so weights are read at most
     once more, and only when they may repeat.
@@ -158,14 +157,14 @@ class _BinWriter:
             at += done
 
     def _copy(self, blob: Blob, offset: int, size: int, at: int) -> None:
-        """copy_file_range moves whole pages (filesystems with reflinks even share them), but a
-        range that lands shifted within its pages it copies piece by piece: measured on ext4, a
-        BERT-base .bin 1.7x slower than one pwrite from the map, which often has the pages
-        mapped already (the transformations read most weights)."""
+        """File to file by copy_file_range, also a range that lands shifted within its pages (the
+        kernel then splices it piece by piece): with the pages not mapped, as after the weights
+        were streamed, measured on ext4 with a 1.5 GiB .bin, 0.57 s of CPU against 0.80 s for pwrite
+        from the map (and write_ir of ResNet-50 and BERT-base about 5 % less CPU). pwrite from the
+        map, a piece at a time, where the kernel cannot copy."""
         done = 0
-        aligned = (offset - at) % mmap.PAGESIZE == 0
         try:
-            while aligned and done < size:
+            while done < size:
                 copied = os.copy_file_range(blob.fileno(), self.fd, size - done, offset + done, at + done)
                 if copied == 0:
                     break  # nothing more to copy (the input .bin shrank): the view below tells

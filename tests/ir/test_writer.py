@@ -106,8 +106,8 @@ def _umask() -> int:
 
 
 def test_copied_ranges_keep_their_bytes_wherever_they_land(tmp_path: Path) -> None:
-    # A range whose output offset is shifted within its pages goes another way (pwrite from the
-    # map) than one that lines up with its pages (copy_file_range): both must copy exactly.
+    # A range whose output offset is shifted within its pages the kernel copies otherwise than one
+    # that lines up with its pages: both must copy exactly.
     source = tmp_path / "in.bin"
     payload = np.random.default_rng(0).integers(0, 256, 5 * mmap.PAGESIZE, dtype=np.uint8).tobytes()
     source.write_bytes(payload)
@@ -125,10 +125,16 @@ def test_copied_ranges_keep_their_bytes_wherever_they_land(tmp_path: Path) -> No
         aligned_at % mmap.PAGESIZE + mmap.PAGESIZE:aligned_at % mmap.PAGESIZE + 3 * mmap.PAGESIZE]
 
 
-def test_a_shifted_range_is_copied_and_compared_a_piece_at_a_time(tmp_path: Path,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    # Copied from the map (and compared with a same-sized blob with the same ends) in pieces of
-    # _CHUNK bytes, each piece's pages released once written: memory does not grow with the .bin.
+def _no_kernel_copy(*_args: object) -> int:
+    raise OSError(errno.EXDEV, "Invalid cross-device link")
+
+
+def test_without_a_kernel_copy_ranges_are_written_and_compared_a_piece_at_a_time(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Where copy_file_range fails (another file system), ranges are written from the map, and
+    # compared with a same-sized blob with the same ends, in pieces of _CHUNK bytes, each
+    # piece's pages released once written: memory does not grow with the .bin.
+    monkeypatch.setattr(os, "copy_file_range", _no_kernel_copy)
     monkeypatch.setattr(writer, "_CHUNK", 2 * mmap.PAGESIZE)
     released: list[tuple[int, int]] = []
     release = Blob.release
@@ -148,7 +154,7 @@ def test_a_shifted_range_is_copied_and_compared_a_piece_at_a_time(tmp_path: Path
     with open(tmp_path / "out.bin", "w+b") as out:
         bins = _BinWriter(out.fileno())
         bins.add_bytes(b"x")
-        first, _ = bins.add_slice(blob, 2, 10 * page)  # lands 1 byte before: shifted within its pages
+        first, _ = bins.add_slice(blob, 2, 10 * page)
         second, _ = bins.add_slice(blob, 10 * page + 4, 10 * page)
         bins.finish()
     assert (first, second) == (1, 1 + 10 * page)  # compared up to the piece that differs, not merged
