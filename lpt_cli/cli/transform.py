@@ -25,7 +25,7 @@ from .paths import check_model, check_output
 if TYPE_CHECKING:
     from collections import Counter
 
-    from ..api import Transformed
+    from ..api import ByteProgress, Transformed
     from ..ir.graph import Graph
     from ..lpt.engine.config import Config
     from ..lpt.engine.pipeline import StepHook
@@ -124,11 +124,11 @@ def transform(model: Path, config_spec: str, output: Path | None, dialect: str, 
     traced: list[Path] = []
     if trace_dir is not None:
         _prepare_trace(trace_dir)
-    with _status(quiet) as show:
+    with _status(quiet) as (show, moved):
         on_step = _tracer(trace_dir, protect, traced) if trace_dir is not None else None
         try:
             done = transform_file(model, output, config, dialect, check=check, shape=shapes, seed=seed or 0,
-                                  progress=show, on_step=on_step,
+                                  progress=show, on_bytes=moved, on_step=on_step,
                                   keep_original=fmt == "json",  # the per-layer summary compares
                                   freeze_collector=True)  # this process ends with the command
         except CheckFailed as failed:
@@ -221,19 +221,30 @@ def _stderr_is_rich() -> bool:
 
 
 @contextmanager
-def _status(quiet: bool) -> Iterator[Callable[[str], None]]:
-    """A spinner naming the current step on an interactive stderr; silent otherwise."""
+def _status(quiet: bool) -> Iterator[tuple[Callable[[str], None], ByteProgress]]:
+    """The API's (progress, on_bytes): a progress line on an interactive stderr once the run takes
+    2 s (run_progress.py); silent otherwise."""
     if quiet or not _stderr_is_rich():  # rich is not even imported
-        yield lambda _step: None
+        yield _silent_step, _silent_bytes
         return
     from rich.console import Console
 
     console = Console(stderr=True)
     if not console.is_terminal:
-        yield lambda _step: None
+        yield _silent_step, _silent_bytes
         return
-    with console.status("lpt transform") as status:
-        yield lambda step: status.update(f"lpt transform: {step}")
+    from .run_progress import progress_line
+
+    with progress_line(console) as progress:
+        yield progress.step, progress.moved
+
+
+def _silent_step(_step: str) -> None:
+    pass
+
+
+def _silent_bytes(_done: int, _total: int | None) -> None:
+    pass
 
 
 def _summary(model: Path, output: Path, dialect: str, config_name: str, before: Counter[str],

@@ -13,7 +13,7 @@ import math
 import mmap
 import os
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -36,6 +36,7 @@ class Blob:
         # One view of the whole map, sliced per constant: a fresh memoryview of the mmap per
         # call cost more than the slicing (constants are decoded thousands of times a run).
         self._whole = memoryview(self._map) if self._map is not None else None
+        self.on_read: Callable[[int], None] | None = None  # told the bytes of each piece read (progress)
 
     def fileno(self) -> int:
         return self._fd
@@ -54,6 +55,8 @@ class Blob:
                 yield self.view(start, end - start)
             finally:  # also when the reader stops early
                 self.release(start, end if end == offset + size else end // mmap.PAGESIZE * mmap.PAGESIZE)
+            if self.on_read is not None:
+                self.on_read(end - start)
 
     def release(self, start: int, end: int) -> None:
         """Unmaps the pages holding bytes start..end from the process; read again, they are mapped

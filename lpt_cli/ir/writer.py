@@ -62,9 +62,10 @@ class _BinWriter:
     excess.
     """
 
-    def __init__(self, fd: int) -> None:
+    def __init__(self, fd: int, on_bytes: Callable[[int, int], None] | None = None, total: int = 0) -> None:
         self.fd = fd
         self.offset = 0
+        self._on_bytes, self._total, self._done = on_bytes, total, 0  # constants' bytes, stored or found
         self._reserved = 0  # the file's length as posix_fallocate left it
         self._reserving = True
         self._sizes: set[int] = set()
@@ -87,9 +88,12 @@ class _BinWriter:
                            lambda at: self._write(_chunks(view), at)), len(view)
 
     def add_constant(self, data: ConstantData) -> tuple[int, int]:
-        if data.is_lazy and data.blob is not None:
-            return self.add_slice(data.blob, data.offset, data.size)
-        return self.add_bytes(data.raw_bytes())
+        stored = self.add_slice(data.blob, data.offset, data.size) if data.is_lazy and data.blob is not None \
+            else self.add_bytes(data.raw_bytes())
+        if self._on_bytes is not None:
+            self._done += stored[1]
+            self._on_bytes(self._done, self._total)
+        return stored
 
     def _store(self, size: int, content: Callable[[], memoryview], pieces: Callable[[], Iterable[memoryview]],
                write: Callable[[int], None]) -> int:
@@ -179,11 +183,14 @@ class _BinWriter:
 
 
 def write_ir(graph: Graph, xml_path: str | Path, *, dialect: str = "runtime",
-             protect: Sequence[Path] = (), rt_info: RtInfo | None = None) -> int:
+             protect: Sequence[Path] = (), rt_info: RtInfo | None = None,
+             on_bytes: Callable[[int, int], None] | None = None) -> int:
     """Writes `graph` to `xml_path` and the .bin beside it; never touches a `protect`ed file.
     Returns the number of layers written (the runtime dialect adds some).
 
     `rt_info(holder)` is asked for extra rt_info attributes of every node and port written.
+    `on_bytes(done, total)` follows the constants' bytes into the .bin (a blob stored once
+    counts each time it is found).
     """
     xml_path = Path(xml_path)
     bin_path = xml_path.with_suffix(".bin")
@@ -200,7 +207,9 @@ def write_ir(graph: Graph, xml_path: str | Path, *, dialect: str = "runtime",
     temps: list[Path] = []
     try:
         with _temp_file(folder, bin_path.name, temps) as bin_handle:
-            bins = _BinWriter(bin_handle.fileno())
+            total = sum(node.data.element_type.nbytes(node.data.count) for node in graph if node.data is not None) \
+                if on_bytes is not None else 0
+            bins = _BinWriter(bin_handle.fileno(), on_bytes, total)
             text = _xml_text(graph, bins, rt_info)
             bins.finish()
         with _temp_file(folder, xml_path.name, temps) as xml_handle:
