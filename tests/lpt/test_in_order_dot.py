@@ -67,8 +67,8 @@ def test_sums_over_k_in_order(block_bytes: int, weight_bytes: int, lhs_shape: tu
 @pytest.mark.parametrize(("z", "k", "dtype", "exact"), [
     (127.0, 768, np.int8, True),  # BERT-base's zero point and k
     (128.0, 1024, np.int8, True),
-    (128.0, 131008, np.int8, True),  # 2**7: partial sums of -128s up to 2**24 - 64 * 128, the bound exactly
-    (128.0, 131072, np.int8, False),  # one group of 64 past it: those columns in order
+    (128.0, 130944, np.int8, True),  # 2**7: partial sums of -128s up to 2**24 - 128 * 128, the bound exactly
+    (128.0, 131072, np.int8, False),  # one group of 128 past it: those columns in order
     (1.0, 65536, np.uint8, True),  # 255 * 65536 < 2**24
     (-0.5, 11008, np.int8, True),  # i8 activations on [-4, 4]: LLM down projections
     (0.375, 4096, np.int8, True),  # 3 * 2**-3
@@ -107,14 +107,14 @@ def test_dyadic_zero_points_give_the_sum_in_order(z: float, k: int, dtype: type,
 
 
 @pytest.mark.parametrize("transpose", [False, True])
-@pytest.mark.parametrize("z", [-0.5, 113.0003, 1023.0], ids=["exact", "in-order", "some-columns-in-order"])
+@pytest.mark.parametrize("z", [-0.5, 113.0003, 255.0], ids=["exact", "in-order", "some-columns-in-order"])
 def test_the_weights_are_read_once_a_bounded_block_at_a_time(z: float, transpose: bool, tmp_path: Path,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """The weights are viewed once, in blocks of at most _WEIGHT_BYTES (whole rows), and every
     block's pages are released once it is summed, whichever way the columns are summed."""
     monkeypatch.setattr(in_order_dot, "_WEIGHT_BYTES", 3000)
     weights = np.random.default_rng(5).integers(-127, 128, (96, 512) if transpose else (512, 96)).astype(np.int8)
-    weights[(slice(0, 3),) if transpose else (slice(None), slice(0, 3))] = 127  # 3 columns too large for z = 1023
+    weights[(slice(0, 3),) if transpose else (slice(None), slice(0, 3))] = 127  # 3 columns too large for z = 255
     constant = mapped(tmp_path, weights)
     assert constant.blob is not None
     viewed: list[int] = []
@@ -143,7 +143,7 @@ def test_the_weights_are_read_once_a_bounded_block_at_a_time(z: float, transpose
     lhs = np.full((1, 512), z, np.float32)
     got = dot_in_order(lhs, constant, transpose)
     columns_in_order = sum(in_order) if transpose else max(in_order, default=0)
-    assert columns_in_order == {-0.5: 0, 113.0003: 96, 1023.0: 3}[z]
+    assert columns_in_order == {-0.5: 0, 113.0003: 96, 255.0: 3}[z]
     assert got.tobytes() == summed_row_after_row(lhs, weights.T if transpose else weights).tobytes()
     assert all(size <= 3000 and size % weights.shape[1] == 0 for size in viewed)  # whole rows
     assert sum(viewed) == weights.nbytes

@@ -8,8 +8,8 @@ Two ways give those bits, chosen per output column:
   whole numbers, and [-4, 4] in u8 is 127.5 = 255 * 2**-1) and the weights are integers whose
   partial sums S over k all have |m * S| <= 2**24, every product and every partial sum is a
   multiple of 2**e that f32 holds exactly, so the sum in order is m * (the integer column sum)
-  * 2**e. The bound is checked on the partial sums at every 64th k (each partial sum is within
-  64 * max|w| of one of them): a pass of integer sums instead of f32 products.
+  * 2**e. The bound is checked on the partial sums at every 128th k (each partial sum is within
+  128 * max|w| of one of them): a pass of integer sums instead of f32 products.
 - in order: the products of a block of k are formed at once in f32 and summed by one numpy
   reduce over an outer axis, which numpy adds row after row; the block's first row takes the
   running total in first.
@@ -29,7 +29,7 @@ from ....ir.constant import ConstantData
 _WEIGHT_BYTES = 1 << 24  # bytes of weights mapped at a time
 _BLOCK_BYTES = 1 << 22  # f32 products formed at a time
 _EXACT = 1 << 24  # f32 holds every whole number up to this magnitude exactly
-_GROUP = 64  # k between two partial sums the exactness bound looks at
+_GROUP = 128  # k between two partial sums the exactness bound looks at
 
 
 def dot_in_order(lhs: np.ndarray, weights: ConstantData, transpose: bool) -> np.ndarray:
@@ -118,7 +118,7 @@ def _partial_sums(block: np.ndarray, axis: int, before: np.ndarray) -> tuple[np.
     group of _GROUP (|any partial sum| is then at most that plus _GROUP * max|w|)."""
     length = block.shape[axis]
     whole = length // _GROUP * _GROUP
-    dtype = np.int16 if block.itemsize == 1 else np.int64  # 64 bytes sum within int16
+    dtype = np.int16 if block.itemsize == 1 else np.int64  # 128 bytes sum within int16
     parts = []
     if whole:
         grouped = block[:, :whole].reshape(len(block), whole // _GROUP, _GROUP) if axis else \
@@ -127,11 +127,18 @@ def _partial_sums(block: np.ndarray, axis: int, before: np.ndarray) -> tuple[np.
     if whole < length:
         parts.append(np.add.reduce(block[:, whole:] if axis else block[whole:], axis=axis, dtype=dtype,
                                    keepdims=True))
-    if not parts:
+    groups = np.concatenate(parts, axis=axis) if len(parts) > 1 else parts[0] if parts else None
+    if groups is None:
         return before, np.abs(before)
-    partial = np.cumsum(np.concatenate(parts, axis=axis), axis=axis, dtype=np.int64)
-    partial += np.expand_dims(before, axis)
-    return np.take(partial, -1, axis=axis), np.abs(partial).max(axis=axis)
+    if axis:  # whole columns: a cumulative sum along each
+        partial = np.cumsum(groups, axis=1, dtype=np.int64)
+        partial += before[:, None]
+        return partial[:, -1], np.abs(partial).max(axis=1)
+    total, reach = before.copy(), np.abs(before)  # a few group rows of many columns: row after row
+    for row in groups:
+        total += row
+        np.maximum(reach, np.abs(total), out=reach)
+    return total, reach
 
 
 def _in_order_part(row: np.ndarray, block: np.ndarray, columns: np.ndarray, out: np.ndarray, start: int, stop: int,
