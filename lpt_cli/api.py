@@ -12,7 +12,6 @@ stays cheap and reaches it lazily.
 from __future__ import annotations
 
 import os
-import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -70,6 +69,8 @@ def transform(model: ModelLike, config: ConfigLike = "cpu", dialect: str = "runt
     u8/i8 inputs: otherwise this raises LptError; write it with `transform_file` instead.
     `check`, `shape` and `seed`: as for `transform_file`.
     """
+    import tempfile
+
     from .runtime.convert import read_model
 
     with tempfile.TemporaryDirectory(prefix="lpt-api-", ignore_cleanup_errors=True) as tmp:
@@ -103,8 +104,7 @@ def transform_file(model: ModelLike, output: str | os.PathLike[str], config: Con
 
     from . import __version__
     from .ir.legalize import copy_graph
-    from .ir.provenance import stamp
-    from .reports.analyze import require_not_transformed
+    from .ir.provenance import require_not_transformed, stamp
 
     output = Path(output)
     if output.suffix.lower() != ".xml":
@@ -249,6 +249,8 @@ def model_file(model: ModelLike) -> Iterator[Path]:
             raise LptError(f"{path}: expected an IR .xml file (its .bin must be beside it)")
         yield path
         return
+    import tempfile
+
     from .runtime.convert import serialize
 
     with tempfile.TemporaryDirectory(prefix="lpt-api-", ignore_cleanup_errors=True) as tmp:
