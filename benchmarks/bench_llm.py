@@ -6,14 +6,16 @@ Usage: python benchmarks/bench_llm.py [--dir DIR] [--blocks 16] [--symmetric] [-
 The model is shaped like Llama-7B's decoder: per block, q/k/v/o MatMuls with 4096 x 4096 and
 gate/up/down with 4096 x 11008 i8 weights (Constant -> Convert -> Multiply by per-channel
 scales, transposed as exports store them), each fed by an i8 activation FakeQuantize. 16
-blocks are a 3.0 GiB .bin, 37 a 7.0 GiB one. The activation interval is [-4, 4], whose i8
-zero point -0.5 makes LPT fold every `z @ W` from the weights; `--symmetric` takes NNCF's
+blocks are a 3.0 GiB .bin, 37 a 7.0 GiB one. The activation interval is [-4, 4], whose zero
+point (127.5 in u8, as the cpu profile quantizes it) makes LPT fold every `z @ W` from the
+weights; `--symmetric` takes NNCF's
 symmetric interval [-4, 4 * 127 / 128] instead (no zero point, the weights are only copied).
 The .bin is written a weight at a time, so building a 7 GiB model needs little memory.
 
 Measuring builds DIR/llama_<blocks>_<asym|sym>.xml once (kept for later runs; delete it by
 hand), then alternates `cp` of the .bin and the `lpt transform --config cpu -q` process, each
-in a fresh child, and prints wall, CPU and peak RSS of each run, the ratio of wall times
+in a fresh child after a `sync` (no dirty pages of the run before to write back; outputs are
+deleted), and prints wall, CPU and peak RSS of each, the ratio of wall times
 (targets: asymmetric <= 2x `cp`, symmetric <= 1.2x) and the peak RSS against 400 MiB. Run it
 with the interpreter and PYTHONPATH of the installation to measure (e.g. after
 `pip install --no-deps --target /tmp/lpt_installed .`, PYTHONPATH=/tmp/lpt_installed).
@@ -30,9 +32,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-import numpy as np
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
 
 HIDDEN, FFN, TOKENS = 4096, 11008, 8
+Dims = tuple[int, ...]
+Port = tuple[int, int, str, Dims]  # layer id, port id, precision, dims
 RSS_LIMIT_MIB = 400
 _CHUNK = 1 << 26  # bytes of random weights generated and written at a time
 
@@ -41,26 +48,26 @@ class _Net:
     """Layers and edges of an IR v11 as text, constants appended to the open .bin."""
 
     def __init__(self, bin_file: IO[bytes], seed: int) -> None:
+        import numpy as np  # here: the measuring parent stays small (a child's peak RSS starts as its parent's)
+
         self.bin = bin_file
         self.rng = np.random.default_rng(seed)
         self.layers: list[str] = []
         self.edges: list[str] = []
 
-    def layer(self, kind: str, version: str, inputs: list[tuple[int, int, str, tuple[int, ...]]],
-              outputs: list[tuple[str, tuple[int, ...]]], data: dict[str, str] | None = None,
-              name: str | None = None) -> list[tuple[int, int, str, tuple[int, ...]]]:
+    def layer(self, kind: str, version: str, inputs: list[Port], outputs: list[tuple[str, Dims]],
+              data: dict[str, str] | None = None, name: str | None = None) -> list[Port]:
         """Adds a layer fed by `inputs` (layer id, port, precision, dims); returns its outputs alike."""
         lid = len(self.layers)
         text = [f'    <layer id="{lid}" name="{name or f"{kind}_{lid}"}" type="{kind}" version="{version}">\n']
         if data is not None:
             text.append("      <data" + "".join(f' {k}="{v}"' for k, v in data.items()) + "/>\n")
-        for tag, ports in (("input", inputs), ("output", outputs)):
+        names = f' names="{name}"' if kind == "Parameter" else ""  # the input, fed by name
+        for tag, ports in (("input", [port[2:] for port in inputs]), ("output", outputs)):
             if not ports:
                 continue
             text.append(f"      <{tag}>\n")
-            for pid, port in enumerate(ports, 0 if tag == "input" else len(inputs)):
-                precision, dims = port[-2], port[-1]
-                names = f' names="{name}"' if kind == "Parameter" else ""  # the input, fed by name
+            for pid, (precision, dims) in enumerate(ports, 0 if tag == "input" else len(inputs)):
                 inner = "".join(f"          <dim>{d}</dim>\n" for d in dims)
                 text.append(f'        <port id="{pid}" precision="{precision}"{names}>\n{inner}        </port>\n'
                             if inner else f'        <port id="{pid}" precision="{precision}"{names}/>\n')
@@ -71,7 +78,7 @@ class _Net:
                               f'to-port="{port}"/>\n')
         return [(lid, len(inputs) + i, precision, dims) for i, (precision, dims) in enumerate(outputs)]
 
-    def constant(self, etype: str, precision: str, dims: tuple[int, ...], chunks: Iterator[bytes]) -> tuple:
+    def constant(self, etype: str, precision: str, dims: tuple[int, ...], chunks: Iterator[bytes]) -> Port:
         offset = self.bin.tell()
         for chunk in chunks:
             self.bin.write(chunk)
@@ -79,12 +86,16 @@ class _Net:
         data = {"element_type": etype, "shape": ", ".join(map(str, dims)), "offset": str(offset), "size": str(size)}
         return self.layer("Const", "opset1", [], [(precision, dims)], data)[0]
 
-    def f32(self, value: np.ndarray) -> tuple:
+    def f32(self, value: np.ndarray | float) -> Port:
+        import numpy as np
+
         value = np.asarray(value, np.float32)
         return self.constant("f32", "FP32", value.shape, iter([value.tobytes()]))
 
-    def weights(self, rows: int, columns: int) -> tuple:
+    def weights(self, rows: int, columns: int) -> Port:
         """Convert(i8 [rows, columns]) * per-row scales, the random bytes streamed to the .bin."""
+        import numpy as np
+
         def chunks() -> Iterator[bytes]:
             left = rows * columns
             while left:
@@ -97,15 +108,15 @@ class _Net:
         scales = self.f32(self.rng.uniform(1e-3, 1e-2, (rows, 1)))
         return self.binary("Multiply", converted, scales, dims)
 
-    def binary(self, kind: str, a: tuple, b: tuple, dims: tuple[int, ...]) -> tuple:
+    def binary(self, kind: str, a: Port, b: Port, dims: tuple[int, ...]) -> Port:
         return self.layer(kind, "opset1", [a, b], [("FP32", dims)], {"auto_broadcast": "numpy"})[0]
 
-    def fake_quantize(self, x: tuple, low: float, high: float) -> tuple:
-        bounds = [self.f32(np.array(v)) for v in (low, high, low, high)]
+    def fake_quantize(self, x: Port, low: float, high: float) -> Port:
+        bounds = [self.f32(v) for v in (low, high, low, high)]
         return self.layer("FakeQuantize", "opset1", [x, *bounds], [("FP32", x[3])],
                           {"levels": "256", "auto_broadcast": "numpy"})[0]
 
-    def mat_mul(self, x: tuple, rows: int) -> tuple:
+    def mat_mul(self, x: Port, rows: int) -> Port:
         """x [1, T, k] times transposed weights [rows, k]."""
         weights = self.weights(rows, x[3][-1])
         return self.layer("MatMul", "opset1", [x, weights], [("FP32", (*x[3][:-1], rows))],
@@ -164,10 +175,14 @@ def measure(xml: Path, symmetric: bool, repeat: int) -> None:
     runs: dict[str, list[tuple[float, float, float]]] = {"cp": [], "lpt": []}
     try:
         for _ in range(repeat):  # alternating, so load from other processes hits both alike
+            os.sync()  # each starts with no dirty pages of the one before to write back
             runs["cp"].append(run_child(["cp", str(xml.with_suffix(".bin")), str(copied)]))
             copied.unlink()
+            os.sync()
             runs["lpt"].append(run_child([sys.executable, "-m", "lpt_cli", "transform", str(xml), "--config", "cpu",
                                           "-o", str(out), "-q"]))
+            for path in (out, out.with_suffix(".bin")):
+                path.unlink()
     finally:
         for path in (copied, out, out.with_suffix(".bin")):
             path.unlink(missing_ok=True)
