@@ -103,9 +103,10 @@ def _f32_to_bf16(values: np.ndarray) -> np.ndarray:
 
 
 class ConstantData:
-    """The value of one Constant: element type, shape, and bytes (lazy) or an array."""
+    """The value of one Constant: element type, shape, and bytes (lazy), an array, or a value
+    computed on first use (`deferred`)."""
 
-    __slots__ = ("element_type", "shape", "blob", "offset", "size", "_array", "_view")
+    __slots__ = ("element_type", "shape", "blob", "offset", "size", "_array", "_view", "_compute")
 
     def __init__(self, etype: ElementType, shape: Sequence[int], *, blob: Blob | None = None,
                  offset: int = 0, size: int = 0, array: np.ndarray | None = None) -> None:
@@ -116,6 +117,16 @@ class ConstantData:
         self.size = size
         self._array = array
         self._view: np.ndarray | None = None  # array() of a plain lazy value, kept: it is only a view
+        self._compute: Callable[[], np.ndarray] | None = None
+
+    @classmethod
+    def deferred(cls, etype: ElementType, shape: Sequence[int], compute: Callable[[], np.ndarray]) -> ConstantData:
+        """A value of `shape` that `compute()` makes (cast to `etype`) when it is first read: a
+        constant derived from large weights (a MatMul's `z @ W`) that a later rewrite may drop
+        unread (the runtime dialect moves the zero point before the MatMul)."""
+        data = cls(etype, shape)
+        data._compute = compute
+        return data
 
     @classmethod
     def from_array(cls, value: np.ndarray, etype: ElementType | None = None,
@@ -139,13 +150,15 @@ class ConstantData:
     @property
     def is_lazy(self) -> bool:
         """True while the value is still only a slice of the input .bin."""
-        return self._array is None
+        return self._array is None and self._compute is None
 
     def raw_bytes(self) -> bytes | memoryview:
         """The bytes as they go into a .bin (a view of the input for an untouched constant)."""
-        if self._array is None:
+        if self.is_lazy:
             assert self.blob is not None
             return self.blob.view(self.offset, self.size)
+        self.array()  # a deferred value is computed now
+        assert self._array is not None
         et = self.element_type
         if et.name == "bf16":
             return _f32_to_bf16(self._array).tobytes()
@@ -158,6 +171,11 @@ class ConstantData:
     def array(self) -> np.ndarray:
         """The decoded value: numpy array of `shape` (bf16 as f32, u1/u4/i4 one byte each)."""
         if self._array is not None:
+            return self._array
+        if self._compute is not None:
+            self._array = ConstantData.from_array(self._compute(), self.element_type, self.shape)._array
+            self._compute = None
+            assert self._array is not None
             return self._array
         if self._view is not None:
             return self._view

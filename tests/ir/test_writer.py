@@ -58,6 +58,23 @@ def _two_copies_graph() -> Graph:
     return g
 
 
+def test_a_deferred_constant_is_computed_once_when_written(tmp_path: Path) -> None:
+    calls: list[int] = []
+
+    def compute() -> np.ndarray:
+        calls.append(1)
+        return np.linspace(-1, 1, 64)  # f64: cast to the constant's f32
+
+    g = _two_copies_graph()
+    deferred = ConstantData.deferred(element_type("f32"), (64,), compute)
+    g.find("c2").data = deferred
+    assert not deferred.is_lazy and not calls
+    write_ir(g, tmp_path / "d.xml", dialect="lowp")
+    write_ir(g, tmp_path / "e.xml", dialect="lowp")
+    assert calls == [1] and (tmp_path / "d.bin").stat().st_size == 64 * 4  # the same bytes as c1: stored once
+    assert deferred.array().dtype == np.float32
+
+
 def test_identical_blobs_are_stored_once(tmp_path: Path) -> None:
     write_ir(_two_copies_graph(), tmp_path / "d.xml", dialect="lowp")
     assert (tmp_path / "d.bin").stat().st_size == 64 * 4

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from lpt_cli.ir import Graph, Node, Output
+from lpt_cli.ir.constant import ConstantData
 from lpt_cli.ir.eltypes import ElementType, f32, i8, u8
 from lpt_cli.lpt.engine.config import config_from_dict
 from lpt_cli.lpt.surgery.rewrites import optimize_multiplies_after, optimize_subtract
@@ -13,8 +14,11 @@ from lpt_cli.lpt.engine.transformation import Context
 from lpt_cli.lpt.transformations.weightable.convolution import ConvolutionTransformation
 from lpt_cli.lpt.transformations.weightable.convolution_backprop_data import ConvolutionBackpropDataTransformation
 from lpt_cli.lpt.transformations.weightable.group_convolution import GroupConvolutionTransformation
+from lpt_cli.lpt.transformations.weightable import in_order_dot
 from lpt_cli.lpt.transformations.weightable.mat_mul import MatMulTransformation
 from lpt_cli.lpt.transformations.weightable.weightable_layer import is_asymmetric_on_weights
+
+from .test_in_order_dot import summed_row_after_row
 
 CONV_ATTRS = {"strides": "1, 1", "pads_begin": "0, 0", "pads_end": "0, 0", "dilations": "1, 1",
               "auto_pad": "explicit"}
@@ -202,6 +206,39 @@ def test_mat_mul_turns_activation_zero_point_into_a_subtract_after():
     assert np.allclose(subtract.input_node(1).value, -64512.0)  # 128 * 4 * (-126)
     assert multiply.input_node(1).value == pytest.approx(0.001)
     assert matmul.input_value(0).element_type == u8 and matmul.input_value(1).element_type == i8
+
+
+@pytest.mark.parametrize("transpose", [False, True])
+def test_mat_mul_sums_z_at_b_only_when_it_is_read(transpose: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`z @ B` whose first two columns differ is no scalar: its Constant is made with its shape
+    from those two columns alone, and the weights are summed when its value is first read (the
+    runtime dialect drops it unread), to the value summed at once."""
+    graph = Graph()
+    data = dequantized_input(graph, (1, 3, 8), 128.0, 0.01)
+    stored = np.random.default_rng(4).integers(-127, 128, (6, 8) if transpose else (8, 6)).astype(np.int8)
+    weights = graph.add_constant(stored, i8).output()
+    converted = graph.add_node("Convert", [weights], outputs=[(f32, stored.shape)], attrs={"destination_type": "f32"})
+    scaled = binary(graph, "Multiply", converted.output(), graph.add_constant(np.float32(0.5), f32).output())
+    matmul = graph.add_node("MatMul", [data, scaled.output()], outputs=[(f32, (1, 3, 6))],
+                            attrs={"transpose_a": "false", "transpose_b": str(transpose).lower()})
+    graph.add_node("Result", [matmul.output()])
+    columns: list[int] = []
+    dot_2d = in_order_dot._dot_2d
+
+    def counted(rows: np.ndarray, weights: ConstantData, transpose: bool) -> np.ndarray:
+        out = dot_2d(rows, weights, transpose)
+        columns.append(out.shape[1])
+        return out
+
+    monkeypatch.setattr(in_order_dot, "_dot_2d", counted)
+    assert run(MatMulTransformation, graph, matmul) is True
+
+    product = result_source(graph).input_node(0).input_node(1)
+    assert product.outputs[0].shape == (1, 1, 6) and columns == [2]
+    value = product.value
+    assert columns == [2, 6] and product.value is value  # summed once, when read
+    expected = summed_row_after_row(np.full((1, 8), 128.0, np.float32), stored.T if transpose else stored)
+    assert value.tobytes() == expected.reshape(1, 1, 6).tobytes()
 
 
 def test_mat_mul_rejects_scales_along_the_reduction_axis_of_a():

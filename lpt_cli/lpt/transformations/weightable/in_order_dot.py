@@ -50,6 +50,21 @@ def dot_in_order(lhs: np.ndarray, weights: ConstantData, transpose: bool) -> np.
     return _dot_2d(rows, weights, transpose).reshape(*lhs.shape[:-1], n)
 
 
+def leading_pair(lhs: np.ndarray, weights: ConstantData, transpose: bool) -> np.ndarray | None:
+    """The first two values of `dot_in_order(lhs, weights, transpose)` (first row, columns 0
+    and 1), from those two columns of 2-D weights alone: each column is summed on its own, so
+    the bits are the same. None for batched weights or a single column."""
+    if len(weights.shape) != 2 or weights.shape[0 if transpose else 1] < 2:
+        return None
+    row = lhs.reshape(math.prod(lhs.shape[:-1]), lhs.shape[-1])[:1]
+    if transpose:  # the first two stored rows
+        pair = np.array(next(iter(weights.row_blocks(2))))
+    else:  # two values of every stored row, the weights streamed
+        row_bytes = max(1, weights.size // max(1, weights.shape[0]))
+        pair = np.concatenate([block[:, :2] for block in weights.row_blocks(max(1, _WEIGHT_BYTES // row_bytes))])
+    return _dot_2d(row, ConstantData.from_array(pair), transpose).reshape(-1)
+
+
 def _dot_2d(rows: np.ndarray, weights: ConstantData, transpose: bool) -> np.ndarray:
     """`rows @ weights` for 2-D weights, in one pass over them: each column of each row exactly
     from the integer sums where the bound allows it, else in order (a column of the stored

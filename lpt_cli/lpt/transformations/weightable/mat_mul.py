@@ -3,14 +3,16 @@
 `(s_a * (A - z)) @ (s_b * B) = s_a * s_b * (A @ B - z @ B)` when s_a does not vary along
 the columns of A and s_b not along the rows of B (the reduction axis). The zero point of A
 becomes a constant `z @ B` subtracted after the MatMul (B must be constant; it is summed as
-OpenVINO folds it, reading B once: in_order_dot.py); the weights must be symmetric.
+OpenVINO folds it, reading B once: in_order_dot.py, and only when the value is first read: the
+runtime dialect drops it unread); the weights must be symmetric.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ....ir import Node, Output
-from ....ir.eltypes import f32
+from ....ir.constant import ConstantData
+from ....ir.eltypes import element_type, f32
 from ....ir.legalize import MAT_MUL_ZERO_POINT, MatMulZeroPoint
 from ...dequantization.attributes import precisions_of
 from ...engine.layer_checks import is_constant_path
@@ -21,7 +23,7 @@ from ...surgery.constants import cast, constant, is_scalar_like, remove_unused, 
 from ...surgery.moving import redirect_consumers, rename_for_result, separate_in_standalone_branch
 from ...dequantization.precision import constant_intervals, get_data_precision, get_details
 from ...engine.transformation import Transformation
-from .in_order_dot import dot_in_order
+from .in_order_dot import dot_in_order, leading_pair
 from .weights_input import output_precisions
 
 
@@ -195,8 +197,15 @@ class MatMulTransformation(Transformation):
             (1,) * (len(shape) - np.ndim(shift)) + np.shape(shift)), shape)
         if weights.node.type != "Constant":  # a constant path LPT cannot fold: keep the MatMul
             return self.zero_point_mat_mul(node, zero_points, weights)
-        lhs = swap_last_axes(zero_points) if transpose_a else zero_points
-        value = to_scalar_if_possible(dot_in_order(lhs, weights.node.constant_data, transpose_b))
+        lhs = np.array(swap_last_axes(zero_points) if transpose_a else zero_points)
+        data = weights.node.constant_data
+        pair = leading_pair(lhs, data, transpose_b)
+        if pair is not None and pair[0] != pair[1]:  # not one value repeated, so not a scalar
+            out_shape = (*lhs.shape[:-1], data.shape[0] if transpose_b else data.shape[1])
+            later = ConstantData.deferred(element_type(self.config.deq_precision), out_shape,
+                                          lambda: dot_in_order(lhs, data, transpose_b))
+            return self.graph.add_constant_data(later).output()
+        value = to_scalar_if_possible(dot_in_order(lhs, data, transpose_b))
         return self.graph.add_constant(value, self.config.deq_precision).output()
 
     def zero_point_mat_mul(self, node: Node, zero_points: np.ndarray, weights: Output) -> Output:
