@@ -1,6 +1,6 @@
 """`lpt transform` on a generated LLM-size W8A8 IR: wall time, CPU and peak RSS against `cp` of its .bin.
 
-Usage: python benchmarks/bench_llm.py [--dir DIR] [--blocks 16] [--symmetric] [--repeat 3]
+Usage: python benchmarks/bench_llm.py [--dir DIR] [--blocks 16] [--symmetric] [--repeat 3] [--dialect lowp]
        python benchmarks/bench_llm.py --build XML [--blocks 16] [--symmetric]
 
 The model is shaped like Llama-7B's decoder: per block, q/k/v/o MatMuls with 4096 x 4096 and
@@ -167,7 +167,7 @@ def run_child(args: list[str]) -> tuple[float, float, float]:
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
-def measure(xml: Path, symmetric: bool, repeat: int) -> None:
+def measure(xml: Path, symmetric: bool, repeat: int, dialect: str = "runtime") -> None:
     out = xml.with_name(f"{xml.stem}_out.xml")
     copied = xml.with_name(f"{xml.stem}_copy.bin")
     gib = xml.with_suffix(".bin").stat().st_size / 2**30
@@ -180,15 +180,15 @@ def measure(xml: Path, symmetric: bool, repeat: int) -> None:
             copied.unlink()
             os.sync()
             runs["lpt"].append(run_child([sys.executable, "-m", "lpt_cli", "transform", str(xml), "--config", "cpu",
-                                          "-o", str(out), "-q"]))
+                                          "--dialect", dialect, "-o", str(out), "-q"]))
             for path in (out, out.with_suffix(".bin")):
                 path.unlink()
     finally:
         for path in (copied, out, out.with_suffix(".bin")):
             path.unlink(missing_ok=True)
-    for name, label in (("cp", "cp of the .bin"), ("lpt", "lpt transform --config cpu -q")):
+    for name, label in (("cp", "cp of the .bin"), ("lpt", f"lpt transform --config cpu --dialect {dialect} -q")):
         walls, cpus, peaks = zip(*runs[name])
-        print(f"  {label:<30} wall {min(walls):.2f}-{max(walls):.2f} s, CPU {min(cpus):.2f}-{max(cpus):.2f} s, "
+        print(f"  {label:<48} wall {min(walls):.2f}-{max(walls):.2f} s, CPU {min(cpus):.2f}-{max(cpus):.2f} s, "
               f"peak RSS {max(peaks):.0f} MiB")
     ratios = [lpt[0] / cp[0] for cp, lpt in zip(runs["cp"], runs["lpt"])]
     bound = 1.2 if symmetric else 2.0
@@ -204,6 +204,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--blocks", type=int, default=16, help="decoder blocks (16: 3.0 GiB, 37: 7.0 GiB)")
     parser.add_argument("--symmetric", action="store_true", help="NNCF's symmetric activation interval")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each, alternating")
+    parser.add_argument("--dialect", choices=("runtime", "lowp"), default="runtime",
+                        help="lpt's output dialect (lowp writes every z @ W, runtime drops most unread)")
     parser.add_argument("--build", type=Path, metavar="XML", help="only write the model to XML")
     args = parser.parse_args(argv)
     if args.build:
@@ -215,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
         started = time.perf_counter()
         build(xml, args.blocks, args.symmetric)
         print(f"built {xml} in {time.perf_counter() - started:.0f} s")
-    measure(xml, args.symmetric, args.repeat)
+    measure(xml, args.symmetric, args.repeat, args.dialect)
     return 0
 
 

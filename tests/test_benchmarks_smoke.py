@@ -85,4 +85,4 @@ def test_bench_llm_builds_an_llm_shaped_model_that_lpt_transforms_exactly(tmp_pa
     assert done.result.applied["MatMulTransformation"] == 14  # q, k, v, o, gate, up, down per block
     bench_llm.measure(xml, symmetric=False, repeat=1)
     out = capsys.readouterr().out
-    assert "cp of the .bin" in out and "lpt transform --config cpu -q" in out and "peak RSS" in out
+    assert "cp of the .bin" in out and "lpt transform --config cpu --dialect runtime -q" in out and "peak RSS" in out
