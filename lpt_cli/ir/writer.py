@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import errno
 import functools
+import mmap
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -39,6 +40,10 @@ def precision_name(etype: ElementType) -> str:
 _CHUNK = 1 << 24  # bytes per system call when a range is written or compared piecewise
 _RESERVE = 1 << 24  # bytes of the .bin allocated ahead of the writes
 _SAMPLE = 4096  # bytes from each end of a blob that tell most same-sized blobs apart
+# A copied range of at least this many bytes lands at its input offset within a page: the kernel
+# then copies whole pages (filesystems with reflinks share them). 1.5 GiB of LLM weights on ext4:
+# 0.39 s of CPU against 0.57 s shifted. Below it (every weight of the zoo) the output stays packed.
+_ALIGNED = 1 << 24
 _NO_KERNEL_COPY = (errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP, errno.EBADF, errno.EPERM)
 
 
@@ -52,7 +57,8 @@ class _BinWriter:
     Ranges of an input .bin are copied by the kernel, never through Python's memory: file to
     file (copy_file_range), or where that is not supported from the memory map (pwrite) 16 MiB
     at a time, each piece's pages released once written (as when compared): memory does not
-    grow with the .bin. A blob is only looked at once another blob of its size comes
+    grow with the .bin. A range of 16 MiB or more starts at its input offset within a page
+    (_ALIGNED). A blob is only looked at once another blob of its size comes
     along: then its first and last 4 KiB pick the candidates, and only a candidate with the
     same ends is compared in full (against the output file), so weights are read at most
     once more, and only when they may repeat.
@@ -78,7 +84,8 @@ class _BinWriter:
         if key not in self._by_slice:
             self._by_slice[key] = self._store(size, lambda: blob.view(offset, size),
                                               lambda: blob.pieces(offset, size, _CHUNK),
-                                              lambda at: self._copy(blob, offset, size, at))
+                                              lambda at: self._copy(blob, offset, size, at),
+                                              offset % mmap.PAGESIZE if size >= _ALIGNED else None)
         return self._by_slice[key], size
 
     def add_bytes(self, raw: bytes | memoryview) -> tuple[int, int]:
@@ -95,9 +102,10 @@ class _BinWriter:
         return stored
 
     def _store(self, size: int, content: Callable[[], memoryview], pieces: Callable[[], Iterable[memoryview]],
-               write: Callable[[int], None]) -> int:
+               write: Callable[[int], None], in_page: int | None = None) -> int:
         """The offset of identical bytes stored before, else of the new bytes appended by `write`
-        (`content` is looked at only at its ends, `pieces` read to compare in full)."""
+        (`content` is looked at only at its ends, `pieces` read to compare in full), at the
+        offset `in_page` within a page when given (up to a page of zeros before it)."""
         key = None
         if size in self._sizes:
             first = self._unsampled.pop(size, None)
@@ -108,10 +116,10 @@ class _BinWriter:
             for candidate in self._by_sample.get(key, ()):
                 if size <= _SAMPLE or self._written_equals(candidate, pieces()):  # a small blob is its own sample
                     return candidate
-        at = self.offset
+        at = self.offset if in_page is None else self.offset + (in_page - self.offset) % mmap.PAGESIZE
         self._reserve(at + size)
         write(at)
-        self.offset += size
+        self.offset = at + size
         self._sizes.add(size)
         if key is None:
             self._unsampled[size] = at

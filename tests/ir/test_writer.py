@@ -142,6 +142,27 @@ def test_copied_ranges_keep_their_bytes_wherever_they_land(tmp_path: Path) -> No
         aligned_at % mmap.PAGESIZE + mmap.PAGESIZE:aligned_at % mmap.PAGESIZE + 3 * mmap.PAGESIZE]
 
 
+def test_a_large_range_lands_at_its_input_offset_within_a_page(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    # From _ALIGNED bytes on, a copied range starts at the same offset within its page as in the
+    # input (zeros before it), so the kernel copies whole pages; smaller ones stay packed.
+    monkeypatch.setattr(writer, "_ALIGNED", 2 * mmap.PAGESIZE)
+    page = mmap.PAGESIZE
+    payload = np.random.default_rng(2).integers(0, 256, 4 * page, dtype=np.uint8).tobytes()
+    (tmp_path / "in.bin").write_bytes(payload)
+    blob = Blob(tmp_path / "in.bin")
+    with open(tmp_path / "out.bin", "w+b") as out:
+        bins = _BinWriter(out.fileno())
+        bins.add_bytes(b"abc")
+        small = bins.add_slice(blob, 7, page)
+        large = bins.add_slice(blob, 5, 2 * page)
+        again = bins.add_slice(blob, 5, 2 * page)
+        bins.finish()
+    assert small == (3, page) and large == (page + 5, 2 * page) and again == large
+    written = (tmp_path / "out.bin").read_bytes()
+    assert written == b"abc" + payload[7:7 + page] + bytes(2) + payload[5:5 + 2 * page]
+
+
 def _no_kernel_copy(*_args: object) -> int:
     raise OSError(errno.EXDEV, "Invalid cross-device link")
 
