@@ -12,7 +12,6 @@ stays cheap and reaches it lazily.
 from __future__ import annotations
 
 import os
-import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -42,6 +41,7 @@ if TYPE_CHECKING:  # the report modules load in the functions that use them: `lp
 ModelLike = Union[str, "os.PathLike[str]", "openvino.Model"]
 ConfigLike = Union[str, "os.PathLike[str]", Config]
 ShapeLike = Mapping[str, Sequence[int]]  # input name ("" for a one-input model) -> static shape
+ByteProgress = Callable[[int, "int | None"], None]  # (bytes done, total or None if not known)
 
 
 @dataclass(frozen=True)
@@ -72,6 +72,8 @@ def transform(model: ModelLike, config: ConfigLike = "cpu", dialect: str = "runt
     u8/i8 inputs: otherwise this raises LptError; write it with `transform_file` instead.
     `check`, `shape` and `seed`: as for `transform_file`.
     """
+    import tempfile
+
     from .runtime.convert import read_model
 
     with tempfile.TemporaryDirectory(prefix="lpt-api-", ignore_cleanup_errors=True) as tmp:
@@ -82,10 +84,13 @@ def transform(model: ModelLike, config: ConfigLike = "cpu", dialect: str = "runt
 
 def transform_file(model: ModelLike, output: str | os.PathLike[str], config: ConfigLike = "cpu",
                    dialect: str = "runtime", *, check: bool = False, shape: ShapeLike | None = None, seed: int = 0,
-                   progress: Progress | None = None, on_step: StepHook | None = None, keep_original: bool = False,
+                   progress: Progress | None = None, on_bytes: ByteProgress | None = None,
+                   on_step: StepHook | None = None, keep_original: bool = False,
                    freeze_collector: bool = False) -> Transformed:
     """LPT applied to `model`, written as the IR `output` (.xml, the .bin beside it) atomically;
-    the input is never overwritten. `progress(step)` and `on_step(step, graph)` follow the run;
+    the input is never overwritten. `progress(step)` and `on_step(step, graph)` follow the run,
+    `on_bytes(done, total)` the bytes of .bin moved in the current step: the weights read by the
+    pipeline (total None) and the constants written (`lpt transform`'s progress bar);
     `keep_original` keeps a copy of the graph as read (for a per-layer before/after summary).
     `freeze_collector` (for a process that ends with the call, like `lpt transform`) moves what
     was read out of the garbage collector's reach: it lives to the end, and the collections
@@ -105,8 +110,7 @@ def transform_file(model: ModelLike, output: str | os.PathLike[str], config: Con
 
     from . import __version__
     from .ir.legalize import copy_graph
-    from .ir.provenance import stamp
-    from .reports.analyze import require_not_transformed
+    from .ir.provenance import require_not_transformed, stamp
 
     output = Path(output)
     if dialect not in DIALECTS:
@@ -136,14 +140,37 @@ def transform_file(model: ModelLike, output: str | os.PathLike[str], config: Con
                 inputs = _check_inputs(xml, label, shape, seed)
             types_in = Counter(node.type for node in graph)
             original = copy_graph(graph) if keep_original else None
-            result = run_pipeline(graph, resolved, progress=progress, on_step=on_step)
+            with _weights_read(graph, on_bytes):
+                result = run_pipeline(graph, resolved, progress=progress, on_step=on_step)
             show("writing")
             stamp(graph, version=__version__, dialect=dialect, config=resolved.name)
-            written = write_ir(graph, output, dialect=dialect, protect=[xml, xml.with_suffix(".bin")])
+            written = write_ir(graph, output, dialect=dialect, protect=[xml, xml.with_suffix(".bin")],
+                               on_bytes=on_bytes)
             done = Transformed(output, resolved.name, types_in, graph, result, written, original)
             if inputs is not None:
                 done = replace(done, check=_checked(done, inputs, xml, label, show))
         return done
+
+
+@contextmanager
+def _weights_read(graph: Graph, on_bytes: ByteProgress | None) -> Iterator[None]:
+    """`on_bytes(read so far, None)` as the pipeline reads the weights from the .bin."""
+    blob = graph.xml_blob
+    if on_bytes is None or blob is None:
+        yield
+        return
+    read = 0
+
+    def seen(count: int) -> None:
+        nonlocal read
+        read += count
+        on_bytes(read, None)
+
+    blob.on_read = seen
+    try:
+        yield
+    finally:
+        blob.on_read = None
 
 
 def _check_inputs(xml: Path, label: str, shape: ShapeLike | None, seed: int) -> CheckInputs:
@@ -235,6 +262,8 @@ def verify(model: ModelLike, config: ConfigLike = "cpu", *, inputs: str | os.Pat
     from .runtime.compile import compile_model
     from .runtime.inputs import infer, load_inputs, random_inputs
 
+    import tempfile
+
     resolved = resolve_config(config)
     with model_file(model) as xml, tempfile.TemporaryDirectory(prefix="lpt-verify-") as tmp:
         found = analyze(xml, resolved)
@@ -325,6 +354,8 @@ def benchmark(model: ModelLike, config: ConfigLike = "cpu", *, fp32: ModelLike |
         raise LptError("--nireq: needs --api async (sync runs one request at a time)")
     hint = hint or ("latency" if api == "sync" else "throughput")
     resolved = resolve_config(config)
+    import tempfile
+
     require_device(device)
     with model_file(model) as xml, _optional_file(fp32) as fp32_xml, \
             tempfile.TemporaryDirectory(prefix="lpt-benchmark-") as tmp:
@@ -385,6 +416,8 @@ def model_file(model: ModelLike) -> Iterator[Path]:
             raise LptError(f"{path}: expected an IR .xml file (its .bin must be beside it)")
         yield path
         return
+    import tempfile
+
     from .runtime.convert import serialize
 
     with tempfile.TemporaryDirectory(prefix="lpt-api-", ignore_cleanup_errors=True) as tmp:

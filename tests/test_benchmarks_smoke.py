@@ -47,7 +47,7 @@ def test_bench_process_runs_on_a_given_ir(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     out = done.stdout
     assert "lpt transform --help" in out and "PYTHONDONTWRITEBYTECODE=1" in out
-    assert "resnet.xml" in out and "compile_model" in out and "copy of the .bin" in out
+    assert "resnet.xml" in out and "compile process CPU" in out and "copy of the .bin" in out
     assert "== memory" not in out  # only with --big
 
 
@@ -69,3 +69,20 @@ def test_bench_io_split_runs_on_a_given_ir() -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     rows = [line for line in done.stdout.splitlines() if line.startswith("resnet.xml")]
     assert len(rows) == 1 and all(part in rows[0] for part in ("read_ir", "legalize", "write_ir", "copy of the .bin"))
+
+
+def test_bench_llm_builds_an_llm_shaped_model_that_lpt_transforms_exactly(tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    sys.path.insert(0, str(BENCH.parent))
+    try:
+        import bench_llm
+    finally:
+        sys.path.remove(str(BENCH.parent))
+    from lpt_cli.api import transform_file
+
+    xml = bench_llm.build(tmp_path / "llm.xml", 2, symmetric=False, hidden=32, ffn=64)
+    done = transform_file(xml, tmp_path / "out.xml", "cpu", check=True)  # CheckFailed if the output differs
+    assert done.result.applied["MatMulTransformation"] == 14  # q, k, v, o, gate, up, down per block
+    bench_llm.measure(xml, symmetric=False, repeat=1)
+    out = capsys.readouterr().out
+    assert "cp of the .bin" in out and "lpt transform --config cpu --dialect runtime -q" in out and "peak RSS" in out

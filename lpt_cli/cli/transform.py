@@ -30,7 +30,7 @@ from .report_many import model_paths
 if TYPE_CHECKING:
     from collections import Counter
 
-    from ..api import Transformed
+    from ..api import ByteProgress, Transformed
     from ..ir.graph import Graph
     from ..lpt.engine.config import Config
     from ..lpt.engine.pipeline import StepHook
@@ -155,7 +155,7 @@ def transform(models: tuple[Path, ...], config_spec: str, output: Path | None, d
     targets = _targets(paths, output, several)
     protect = [p for path in paths for p in (path, path.with_suffix(".bin"))]
     done: list[tuple[Transformed, float]] = []  # each model's run and its seconds
-    with all_or_nothing() as written, _status(quiet) as show:
+    with all_or_nothing() as written, _status(quiet) as (show, moved):
         for target in targets:  # every output checked, its folder made, before any model is read
             written.folders += prepare_output(target, protect)
         traced: list[Path] = []
@@ -165,7 +165,7 @@ def transform(models: tuple[Path, ...], config_spec: str, output: Path | None, d
             progress = _prefixed(show, f"{path.name}: ") if several else show
             try:
                 result = transform_file(path, target, config, dialect, check=check, shape=shapes, seed=seed or 0,
-                                        progress=progress, on_step=on_step,
+                                        progress=progress, on_bytes=moved, on_step=on_step,
                                         keep_original=fmt == "json",  # the per-layer summary compares
                                         freeze_collector=not several)  # this process ends with the command
             except CheckFailed as failed:
@@ -283,19 +283,30 @@ def _stderr_is_rich() -> bool:
 
 
 @contextmanager
-def _status(quiet: bool) -> Iterator[Callable[[str], None]]:
-    """A spinner naming the current step on an interactive stderr; silent otherwise."""
+def _status(quiet: bool) -> Iterator[tuple[Callable[[str], None], ByteProgress]]:
+    """The API's (progress, on_bytes): a progress line on an interactive stderr once the run takes
+    2 s (run_progress.py); silent otherwise."""
     if quiet or not _stderr_is_rich():  # rich is not even imported
-        yield lambda _step: None
+        yield _silent_step, _silent_bytes
         return
     from rich.console import Console
 
     console = Console(stderr=True)
     if not console.is_terminal:
-        yield lambda _step: None
+        yield _silent_step, _silent_bytes
         return
-    with console.status("lpt transform") as status:
-        yield lambda step: status.update(f"lpt transform: {step}")
+    from .run_progress import progress_line
+
+    with progress_line(console) as progress:
+        yield progress.step, progress.moved
+
+
+def _silent_step(_step: str) -> None:
+    pass
+
+
+def _silent_bytes(_done: int, _total: int | None) -> None:
+    pass
 
 
 def _summary(model: Path, output: Path, dialect: str, config_name: str, before: Counter[str],

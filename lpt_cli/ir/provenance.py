@@ -10,9 +10,11 @@ own LPT tests quantize weights that way).
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 
 from lxml import etree
 
+from ..errors import LptError
 from .graph import Graph
 
 
@@ -42,3 +44,10 @@ def transformed_by_lpt(graph: Graph) -> str | None:
             return (f"lpt transform wrote it, {fields.get('dialect', '?')} dialect, "
                     f"config {fields.get('config', '?')}")
     return None
+
+
+def require_not_transformed(graph: Graph, path: Path) -> None:
+    """LPT over its own output reports nonsense ("62 layers removed"): refuse it with a clear line."""
+    how = transformed_by_lpt(graph)
+    if how is not None:
+        raise LptError(f"{path}: already transformed by LPT: {how}; give the quantized model it was made from")

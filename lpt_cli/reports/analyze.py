@@ -10,16 +10,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import LptError
 from ..ir import Graph
-from ..ir.provenance import transformed_by_lpt
+from ..ir.provenance import require_not_transformed
 from ..ir.legalize import copy_graph
 from ..ir.reader import read_ir
 from ..ir.writer import write_ir
 from ..lpt.engine.config import Config
 from ..lpt.engine.pipeline import PipelineResult, run_pipeline
 
-if TYPE_CHECKING:  # classify loads in analyze(): `lpt transform` only needs require_not_transformed
+if TYPE_CHECKING:  # classify loads in analyze()
     from .macs import LayerShapes
     from .model import Report
 
@@ -45,11 +44,6 @@ def analyze(xml_path: str | Path, config: Config, shapes: Mapping[str, LayerShap
     return Analysis(before, after, result, report)
 
 
-def require_not_transformed(graph: Graph, path: Path) -> None:
-    """LPT over its own output reports nonsense ("62 layers removed"): refuse it with a clear line."""
-    how = transformed_by_lpt(graph)
-    if how is not None:
-        raise LptError(f"{path}: already transformed by LPT: {how}; give the quantized model it was made from")
 
 
 def write_runtime_model(analysis: Analysis, folder: str | Path, source: str | Path) -> Path:

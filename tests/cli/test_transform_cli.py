@@ -169,7 +169,7 @@ def test_json_summary_is_complete_on_a_buffered_pipe(tmp_path: Path) -> None:
 
 def test_summary_says_the_same_with_and_without_rich(tmp_path: Path) -> None:
     """Off a terminal the summary is printed without rich; FORCE_COLOR sends it through rich
-    (bold paths, a spinner): the same lines either way."""
+    (bold paths): the same lines either way."""
     model, out = make_model(tmp_path), tmp_path / "out.xml"
     plain = CliRunner().invoke(main, ["transform", str(model), "-o", str(out)])
     styled = CliRunner().invoke(main, ["transform", str(model), "-o", str(out)], env={"FORCE_COLOR": "1", "COLUMNS": "500"})

@@ -58,6 +58,23 @@ def _two_copies_graph() -> Graph:
     return g
 
 
+def test_a_deferred_constant_is_computed_once_when_written(tmp_path: Path) -> None:
+    calls: list[int] = []
+
+    def compute() -> np.ndarray:
+        calls.append(1)
+        return np.linspace(-1, 1, 64)  # f64: cast to the constant's f32
+
+    g = _two_copies_graph()
+    deferred = ConstantData.deferred(element_type("f32"), (64,), compute)
+    g.find("c2").data = deferred
+    assert not deferred.is_lazy and not calls
+    write_ir(g, tmp_path / "d.xml", dialect="lowp")
+    write_ir(g, tmp_path / "e.xml", dialect="lowp")
+    assert calls == [1] and (tmp_path / "d.bin").stat().st_size == 64 * 4  # the same bytes as c1: stored once
+    assert deferred.array().dtype == np.float32
+
+
 def test_identical_blobs_are_stored_once(tmp_path: Path) -> None:
     write_ir(_two_copies_graph(), tmp_path / "d.xml", dialect="lowp")
     assert (tmp_path / "d.bin").stat().st_size == 64 * 4
@@ -106,8 +123,8 @@ def _umask() -> int:
 
 
 def test_copied_ranges_keep_their_bytes_wherever_they_land(tmp_path: Path) -> None:
-    # A range whose output offset is shifted within its pages goes another way (pwrite from the
-    # map) than one that lines up with its pages (copy_file_range): both must copy exactly.
+    # A range whose output offset is shifted within its pages the kernel copies otherwise than one
+    # that lines up with its pages: both must copy exactly.
     source = tmp_path / "in.bin"
     payload = np.random.default_rng(0).integers(0, 256, 5 * mmap.PAGESIZE, dtype=np.uint8).tobytes()
     source.write_bytes(payload)
@@ -123,6 +140,66 @@ def test_copied_ranges_keep_their_bytes_wherever_they_land(tmp_path: Path) -> No
     assert shifted == (3, 2 * mmap.PAGESIZE + 5) and aligned == (aligned_at, 2 * mmap.PAGESIZE)
     assert written == b"abc" + payload[:2 * mmap.PAGESIZE + 5] + payload[
         aligned_at % mmap.PAGESIZE + mmap.PAGESIZE:aligned_at % mmap.PAGESIZE + 3 * mmap.PAGESIZE]
+
+
+def test_a_large_range_lands_at_its_input_offset_within_a_page(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    # From _ALIGNED bytes on, a copied range starts at the same offset within its page as in the
+    # input (zeros before it), so the kernel copies whole pages; smaller ones stay packed.
+    monkeypatch.setattr(writer, "_ALIGNED", 2 * mmap.PAGESIZE)
+    page = mmap.PAGESIZE
+    payload = np.random.default_rng(2).integers(0, 256, 4 * page, dtype=np.uint8).tobytes()
+    (tmp_path / "in.bin").write_bytes(payload)
+    blob = Blob(tmp_path / "in.bin")
+    with open(tmp_path / "out.bin", "w+b") as out:
+        bins = _BinWriter(out.fileno())
+        bins.add_bytes(b"abc")
+        small = bins.add_slice(blob, 7, page)
+        large = bins.add_slice(blob, 5, 2 * page)
+        again = bins.add_slice(blob, 5, 2 * page)
+        bins.finish()
+    assert small == (3, page) and large == (page + 5, 2 * page) and again == large
+    written = (tmp_path / "out.bin").read_bytes()
+    assert written == b"abc" + payload[7:7 + page] + bytes(2) + payload[5:5 + 2 * page]
+
+
+def _no_kernel_copy(*_args: object) -> int:
+    raise OSError(errno.EXDEV, "Invalid cross-device link")
+
+
+def test_without_a_kernel_copy_ranges_are_written_and_compared_a_piece_at_a_time(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Where copy_file_range fails (another file system), ranges are written from the map, and
+    # compared with a same-sized blob with the same ends, in pieces of _CHUNK bytes, each
+    # piece's pages released once written: memory does not grow with the .bin.
+    monkeypatch.setattr(os, "copy_file_range", _no_kernel_copy)
+    monkeypatch.setattr(writer, "_CHUNK", 2 * mmap.PAGESIZE)
+    released: list[tuple[int, int]] = []
+    release = Blob.release
+
+    def recorded(blob: Blob, start: int, end: int) -> None:
+        released.append((start, end))
+        release(blob, start, end)
+
+    monkeypatch.setattr(Blob, "release", recorded)
+    page = mmap.PAGESIZE
+    blob_bytes = np.random.default_rng(1).integers(0, 256, 10 * page, dtype=np.uint8).tobytes()
+    other = bytearray(blob_bytes)
+    other[5 * page] ^= 1  # the same size and ends, one byte apart in the middle
+    source = tmp_path / "in.bin"
+    source.write_bytes(b"ab" + blob_bytes + b"cd" + bytes(other))
+    blob = Blob(source)
+    with open(tmp_path / "out.bin", "w+b") as out:
+        bins = _BinWriter(out.fileno())
+        bins.add_bytes(b"x")
+        first, _ = bins.add_slice(blob, 2, 10 * page)
+        second, _ = bins.add_slice(blob, 10 * page + 4, 10 * page)
+        bins.finish()
+    assert (first, second) == (1, 1 + 10 * page)  # compared up to the piece that differs, not merged
+    assert (tmp_path / "out.bin").read_bytes() == b"x" + blob_bytes + bytes(other)
+    assert len(released) == 5 + 3 + 5  # each copy 5 pieces, the comparison stopped in its third
+    pages = {p for start, end in released for p in range(start // page, -(-end // page))}
+    assert pages >= set(range(21))
 
 
 def _refuse_fallocate(*_args: object) -> None:

@@ -1,7 +1,8 @@
 """Property: a decomposed FakeQuantize computes what the original computed.
 
 For any output interval, FQ'(x) -> (q - shift) * scale must reproduce FQ(x) up to float
-rounding, for both an unsigned target with a zero point and a signed one without.
+rounding, for both an unsigned target with a zero point and a signed one without. And the
+precision an interval maps to is decided as OpenVINO's loop over its channels decides it.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from lpt_cli.ir.eltypes import f32, i8, i32, u8
 from lpt_cli.lpt.dequantization.fake_quantize_math import (_clamp_scale, _dequantization_values,
                                                          _one_value_dequantization, decompose_fake_quantize,
                                                          evaluate_fake_quantize)
+from lpt_cli.lpt.dequantization.precision import PrecisionDetails, _precision_for, get_precision_details
 
 _bound = st.floats(min_value=-50.0, max_value=50.0, allow_nan=False, width=32)
 
@@ -71,3 +73,49 @@ def test_one_value_interval_matches_the_per_channel_arithmetic(low: float, high:
     for want, got in zip(expected, actual):
         assert isinstance(got, np.float32)
         assert want.reshape(()).tobytes() == got.tobytes()
+
+
+def _precision_details_channel_by_channel(levels: int, low: np.ndarray, high: np.ndarray) -> PrecisionDetails:
+    """getPrecisionDetails as OpenVINO writes it, one channel after another in float32."""
+    side_ratio = np.float32(-np.float32(levels) / (np.float32(levels) - np.float32(2)))
+    signed = unsigned = True
+    has_negative = has_zp = any_normal = False
+    for ol, oh in zip(low, high):
+        if abs(ol) < 1e-6 and abs(oh) < 1e-6:
+            continue
+        any_normal = True
+        if bool(np.signbit(ol)) != bool(np.signbit(oh)) and abs(ol) >= 1e-6:
+            unsigned, has_negative = False, True
+            if oh != 0.0:
+                expected = side_ratio if levels in (16, 256, 65536, 4294967296) else np.float32(-1.0)
+                actual = ol / oh
+                has_zp |= bool(abs((actual - expected) / min(actual, expected)) > np.float32(0.002))
+            else:
+                has_zp = True
+        else:
+            signed = False
+            has_zp |= bool(abs(ol) >= 1e-6)
+    if not any_normal:
+        signed = bool(np.any(low < 0))
+        unsigned = not signed
+    precision = _precision_for(levels, signed) if not has_zp and signed != unsigned else None
+    return PrecisionDetails(precision, has_negative, has_zp)
+
+
+_edge = st.sampled_from([0.0, -0.0, 1e-7, -1e-7, 1e-6, -1e-6, 1.0, -1.0, 1.27, -1.28, -128 / 127, 2.5, -2.5, 1e30])
+_channel = st.one_of(_edge, st.floats(-10.0, 10.0, width=32), st.floats(allow_nan=True, width=32))
+
+
+@settings(max_examples=300, deadline=None)
+@given(levels=st.sampled_from([16, 15, 256, 255, 65536, 4294967295]),
+       channels=st.lists(st.tuples(_channel, _channel), min_size=1, max_size=12),
+       ratio=st.sampled_from([None, -1.0, -256 / 254, -1.001]))
+def test_precision_details_of_all_channels_at_once_match_openvino_channel_by_channel(
+        levels: int, channels: list[tuple[float, float]], ratio: float | None) -> None:
+    """The vectorized getPrecisionDetails decides as OpenVINO's loop does, thresholds and NaN
+    included (a `ratio` makes every high the low times it, near the asymmetry threshold)."""
+    low = np.array([c[0] for c in channels], np.float32)
+    high = np.array([c[1] for c in channels], np.float32) if ratio is None else (low / np.float32(ratio))
+    with np.errstate(all="ignore"):
+        expected = _precision_details_channel_by_channel(levels, low, high)
+        assert get_precision_details(levels, low, high) == expected

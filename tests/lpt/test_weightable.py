@@ -2,12 +2,11 @@
 dequantization rewrites they share (optimizeSubtract, optimizeMultipliesAfter)."""
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 
 from lpt_cli.ir import Graph, Node, Output
+from lpt_cli.ir.constant import ConstantData
 from lpt_cli.ir.eltypes import ElementType, f32, i8, u8
 from lpt_cli.lpt.engine.config import config_from_dict
 from lpt_cli.lpt.surgery.rewrites import optimize_multiplies_after, optimize_subtract
@@ -15,9 +14,11 @@ from lpt_cli.lpt.engine.transformation import Context
 from lpt_cli.lpt.transformations.weightable.convolution import ConvolutionTransformation
 from lpt_cli.lpt.transformations.weightable.convolution_backprop_data import ConvolutionBackpropDataTransformation
 from lpt_cli.lpt.transformations.weightable.group_convolution import GroupConvolutionTransformation
-from lpt_cli.lpt.transformations.weightable import mat_mul
+from lpt_cli.lpt.transformations.weightable import in_order_dot
 from lpt_cli.lpt.transformations.weightable.mat_mul import MatMulTransformation
 from lpt_cli.lpt.transformations.weightable.weightable_layer import is_asymmetric_on_weights
+
+from .test_in_order_dot import summed_row_after_row
 
 CONV_ATTRS = {"strides": "1, 1", "pads_begin": "0, 0", "pads_end": "0, 0", "dilations": "1, 1",
               "auto_pad": "explicit"}
@@ -207,40 +208,37 @@ def test_mat_mul_turns_activation_zero_point_into_a_subtract_after():
     assert matmul.input_value(0).element_type == u8 and matmul.input_value(1).element_type == i8
 
 
-def _summed_row_after_row(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    """`lhs @ rhs` in f32 with one np.add per k: the order OpenVINO's reference MatMul sums in."""
-    products = lhs[..., :, :, None].astype(np.float32) * rhs.astype(np.float32)[..., None, :, :]
-    total = products[..., 0, :].copy()
-    for k in range(1, products.shape[-2]):
-        np.add(total, products[..., k, :], out=total)
-    return total
+@pytest.mark.parametrize("transpose", [False, True])
+def test_mat_mul_sums_z_at_b_only_when_it_is_read(transpose: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`z @ B` whose first two columns differ is no scalar: its Constant is made with its shape
+    from those two columns alone, and the weights are summed when its value is first read (the
+    runtime dialect drops it unread), to the value summed at once."""
+    graph = Graph()
+    data = dequantized_input(graph, (1, 3, 8), 128.0, 0.01)
+    stored = np.random.default_rng(4).integers(-127, 128, (6, 8) if transpose else (8, 6)).astype(np.int8)
+    weights = graph.add_constant(stored, i8).output()
+    converted = graph.add_node("Convert", [weights], outputs=[(f32, stored.shape)], attrs={"destination_type": "f32"})
+    scaled = binary(graph, "Multiply", converted.output(), graph.add_constant(np.float32(0.5), f32).output())
+    matmul = graph.add_node("MatMul", [data, scaled.output()], outputs=[(f32, (1, 3, 6))],
+                            attrs={"transpose_a": "false", "transpose_b": str(transpose).lower()})
+    graph.add_node("Result", [matmul.output()])
+    columns: list[int] = []
+    dot_2d = in_order_dot._dot_2d
 
+    def counted(rows: np.ndarray, weights: ConstantData, transpose: bool) -> np.ndarray:
+        out = dot_2d(rows, weights, transpose)
+        columns.append(out.shape[1])
+        return out
 
-@pytest.mark.parametrize("block_bytes", [1 << 22, 64], ids=["one-block", "blocks"])
-@pytest.mark.parametrize(("lhs_shape", "rhs_shape", "transpose"), [
-    ((1, 700), (700, 1), False),  # one column: numpy would sum it pairwise
-    ((3, 700), (5, 700), True),
-    ((2, 1, 700), (2, 700, 4), False),
-    ((2, 704), (6, 704), True),  # k a multiple of 8: transposed bytes read as 8-byte words
-    ((2, 3, 704), (6, 704), True),  # batched rows against 2-D weights: the words too
-    ((1, 1, 704), (704, 6), False),
-    ((2, 700), (0, 700), True),
-])
-def test_zero_point_product_sums_over_k_in_order(block_bytes: int, lhs_shape: tuple[int, ...],
-                                                rhs_shape: tuple[int, ...], transpose: bool,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    """`z @ B` is bit-equal to a sum taken row after row, whatever the blocks, layout and batch."""
-    monkeypatch.setattr(mat_mul, "_BLOCK_BYTES", block_bytes)
-    rng = np.random.default_rng(7)
-    lhs = (rng.uniform(100, 130, lhs_shape) + rng.uniform(0, 1e-3, lhs_shape)).astype(np.float32)
-    buffer = np.zeros(math.prod(rhs_shape) + 1, np.int8)  # at an odd address, as in a memory-mapped .bin
-    buffer[1:] = rng.integers(-128, 128, buffer.size - 1)
-    weights = buffer[1:].reshape(rhs_shape)
-    expected = _summed_row_after_row(lhs, weights.T if transpose else weights)
-    assert np.array_equal(mat_mul._times_weights(lhs, weights, transpose), expected)
-    if expected.size:
-        assert not np.array_equal(np.matmul(lhs, weights.T if transpose else weights, dtype=np.float64)
-                                  .astype(np.float32), expected)  # the case tells summation orders apart
+    monkeypatch.setattr(in_order_dot, "_dot_2d", counted)
+    assert run(MatMulTransformation, graph, matmul) is True
+
+    product = result_source(graph).input_node(0).input_node(1)
+    assert product.outputs[0].shape == (1, 1, 6) and columns == [2]
+    value = product.value
+    assert columns == [2, 6] and product.value is value  # summed once, when read
+    expected = summed_row_after_row(np.full((1, 8), 128.0, np.float32), stored.T if transpose else stored)
+    assert value.tobytes() == expected.reshape(1, 1, 6).tobytes()
 
 
 def test_mat_mul_rejects_scales_along_the_reduction_axis_of_a():
@@ -289,36 +287,3 @@ def test_optimize_multiplies_after_merges_two_scales():
     assert second.input_value(0) is data
     assert np.allclose(second.input_node(1).value, [1.0, 2.0])
     assert not first.alive
-
-
-@pytest.mark.parametrize("transpose", [False, True])
-@pytest.mark.parametrize(("z", "k", "dtype", "shortcut"), [
-    (127.0, 768, np.int8, True),  # BERT-base's zero point and k
-    (128.0, 1024, np.int8, True),  # z * 128 * k == 2**24: the largest sums the shortcut takes
-    (1.0, 65536, np.uint8, True),  # 255 * 65536 < 2**24
-    (129.0, 1024, np.int8, False),  # past the bound: summed in order
-    (118.0, 3072, np.int8, True),  # past z * 128 * k, but not past z * sum(|w|) of these weights
-    (118.0, 3072, np.int16, False),  # wider weights: their |w| are not summed
-    (126.99999, 768, np.int8, False),  # not a whole number
-])
-def test_whole_number_zero_points_give_the_sum_in_order(z: float, k: int, dtype: type, shortcut: bool,
-                                                       transpose: bool, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Integer sums stand for the f32 sum in order only where every partial sum is exact:
-    bit for bit (the sign of a zero too), at the bound, on extreme and cancelling columns."""
-    limits = np.iinfo(dtype)
-    rng = np.random.default_rng(3)
-    columns = [np.full(k, limits.min), np.full(k, limits.max), np.zeros(k),
-               np.resize([limits.max, -limits.max if limits.min else 0], k),  # cancels to 0
-               np.where(np.arange(k) < k - 4, limits.min, 1),  # odd partial sums past 2**24 if z is odd
-               rng.choice([limits.min, limits.max, 0, 1], k), rng.integers(limits.min, int(limits.max) + 1, k)]
-    if k == 3072:  # smaller weights, as in BERT-base's FFN: sum(|w|) < 2**24 / z
-        columns = [np.resize(column, k) // 4 for column in columns]
-    weights = np.stack(columns, axis=1).astype(dtype)
-    lhs = np.full((2, k), z, np.float32)
-    expected = _summed_row_after_row(lhs, weights)
-    if shortcut:
-        monkeypatch.setattr(mat_mul, "_products", None)  # the in-order sum is not taken
-    stored = np.ascontiguousarray(weights.T) if transpose else weights
-    got = mat_mul._times_weights(lhs, stored, transpose)
-    assert got.dtype == np.float32 and got.tobytes() == expected.tobytes()
-    assert mat_mul._times_weights(lhs, stored[:, :0] if not transpose else stored[:0], transpose).shape == (2, 0)

@@ -9,11 +9,13 @@ import openvino as ov
 import openvino.opset13 as ops
 import pytest
 
+from lpt_cli.ir.constant import ConstantData
 from lpt_cli.ir.reader import read_ir
 from lpt_cli.ir.writer import write_ir
 from lpt_cli.lpt.engine.config import load_config
 from lpt_cli.lpt.engine.pipeline import run_pipeline
-from lpt_cli.lpt.transformations.weightable import mat_mul
+from lpt_cli.lpt.transformations.weightable import in_order_dot
+from lpt_cli.lpt.transformations.weightable.in_order_dot import dot_in_order
 from lpt_cli.runtime.oracle import PluginRun, plugin_run
 
 RNG = np.random.default_rng(3)
@@ -67,23 +69,35 @@ def test_activation_zero_point_of_a_mat_mul_reaches_the_plugin_as_its_own(tmp_pa
 
 
 @pytest.mark.parametrize("transpose", [True, False])
+@pytest.mark.parametrize("weight_bytes", [None, 1 << 12], ids=["whole", "row-blocks"])
 @pytest.mark.parametrize("block_bytes", [None, 1 << 14], ids=["whole", "k-blocks"])
 @pytest.mark.parametrize("rows", [1, 3])
-def test_zero_point_product_is_summed_as_openvino_folds_it(transpose: bool, block_bytes: int | None, rows: int,
+@pytest.mark.parametrize("zero_point", ["fraction", "dyadic", "zero"])
+def test_zero_point_product_is_summed_as_openvino_folds_it(transpose: bool, weight_bytes: int | None,
+                                                           block_bytes: int | None, rows: int, zero_point: str,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     """`z @ B` equals OpenVINO's own MatMul evaluation (what the plugin's LPT folds) bit for bit,
-    whatever the weights' layout, for a zero point per row too, and when the products are formed
-    a block of k at a time; a BLAS matmul sums in another order and differs in the last bits."""
+    whatever the weights' layout, for a zero point per row too, when the products are formed a
+    block of k at a time and the weights read a block of rows at a time; summed exactly from
+    integer sums (z = -0.5 * row: a power of two times an odd number), and for z = 0 (+0 from
+    negative weights); a BLAS matmul sums in another order and differs in the last bits."""
     if block_bytes is not None:
-        monkeypatch.setattr(mat_mul, "_BLOCK_BYTES", block_bytes)
+        monkeypatch.setattr(in_order_dot, "_BLOCK_BYTES", block_bytes)
+    if weight_bytes is not None:
+        monkeypatch.setattr(in_order_dot, "_WEIGHT_BYTES", weight_bytes)
     weights = RNG.integers(-127, 128, (256, 512) if transpose else (512, 256)).astype(np.int8)
-    zero_points = (113.0003 + RNG.uniform(0, 9, (rows, 1))).astype(np.float32) * np.ones((rows, 512), np.float32)
+    weights[..., :3] = 0  # zero columns (rows when transposed): +0 or -0 by the summation's start
+    per_row = {"fraction": 113.0003 + RNG.uniform(0, 9, (rows, 1)), "dyadic": -0.5 * np.arange(1, rows + 1)[:, None],
+               "zero": np.zeros((rows, 1))}[zero_point]
+    zero_points = per_row.astype(np.float32) * np.ones((rows, 512), np.float32)
     folded = [ov.Tensor(np.zeros((rows, 256), np.float32))]
     node = ops.matmul(ops.constant(zero_points), ops.constant(weights.astype(np.float32)), False, transpose)
     assert node.evaluate(folded, [ov.Tensor(zero_points), ov.Tensor(weights.astype(np.float32))])
-    assert not np.array_equal(np.matmul(zero_points, weights.T if transpose else weights, dtype=np.float32),
-                              folded[0].data)  # the case tells the summation orders apart
-    assert np.array_equal(mat_mul._times_weights(zero_points, weights, transpose), folded[0].data)
+    if zero_point == "fraction":  # the case tells the summation orders apart
+        assert not np.array_equal(np.matmul(zero_points, weights.T if transpose else weights, dtype=np.float32),
+                                  folded[0].data)
+    got = dot_in_order(zero_points, ConstantData.from_array(weights), transpose)
+    assert got.tobytes() == folded[0].data.tobytes()
 
 
 Q_LIMITS, K_LIMITS, LOGIT_SCALE = (-0.87761056, 0.87075424), (-0.85454106, 0.847865), np.float32(10.0)

@@ -2,17 +2,17 @@
 
 `(s_a * (A - z)) @ (s_b * B) = s_a * s_b * (A @ B - z @ B)` when s_a does not vary along
 the columns of A and s_b not along the rows of B (the reduction axis). The zero point of A
-becomes a constant `z @ B` subtracted after the MatMul (B must be constant); the weights
-must be symmetric.
+becomes a constant `z @ B` subtracted after the MatMul (B must be constant; it is summed as
+OpenVINO folds it, reading B once: in_order_dot.py, and only when the value is first read: the
+runtime dialect drops it unread); the weights must be symmetric.
 """
 from __future__ import annotations
-
-import math
 
 import numpy as np
 
 from ....ir import Node, Output
-from ....ir.eltypes import f32
+from ....ir.constant import ConstantData
+from ....ir.eltypes import element_type, f32
 from ....ir.legalize import MAT_MUL_ZERO_POINT, MatMulZeroPoint
 from ...dequantization.attributes import precisions_of
 from ...engine.layer_checks import is_constant_path
@@ -23,106 +23,13 @@ from ...surgery.constants import cast, constant, is_scalar_like, remove_unused, 
 from ...surgery.moving import redirect_consumers, rename_for_result, separate_in_standalone_branch
 from ...dequantization.precision import constant_intervals, get_data_precision, get_details
 from ...engine.transformation import Transformation
+from .in_order_dot import dot_in_order, leading_pair
 from .weights_input import output_precisions
 
 
 def swap_last_axes(value: np.ndarray) -> np.ndarray:
     """The constant with its last two dims transposed (a transposed MatMul operand)."""
     return np.swapaxes(value, -1, -2) if np.ndim(value) >= 2 else value
-
-
-_BLOCK_BYTES = 1 << 22  # f32 products _dot_in_order forms at a time
-_EXACT = 1 << 24  # f32 holds every whole number up to this magnitude exactly
-
-
-def _times_weights(lhs: np.ndarray, weights: np.ndarray, transpose: bool) -> np.ndarray:
-    """`lhs @ weights` (`weights` transposed first if asked) in f32, summed like OpenVINO folds it."""
-    return _dot_in_order(lhs, swap_last_axes(weights) if transpose else weights)
-
-
-def _dot_in_order(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    """`lhs @ rhs` in f32 summed over k = 0, 1, ... with one rounding per product and per sum, as
-    OpenVINO's reference MatMul folds MatMulTransformation's `z @ B`; a BLAS sum (another order)
-    differs in the last bits (236 of 256 values for a 512 x 256 i8 weight).
-
-    For each row of `lhs` (there is mostly one) the products of a block of k are formed at once,
-    decoding `rhs` as it is read (a 1 GiB i8 weight never becomes 4 GiB of f32), and the block's
-    first row takes the running total in before the block is summed. Against 2-D weights, the
-    rows of a batched `lhs` (BERT's `(1, 1, k)` zero points) are taken as one 2-D `lhs`: each row
-    is summed alone either way, and a 2-D row reads transposed weights by tiles."""
-    lhs = lhs.astype(np.float32, copy=False)
-    k, n = rhs.shape[-2:]
-    if rhs.ndim == 2 and lhs.ndim > 2:
-        return _dot_in_order(lhs.reshape(-1, lhs.shape[-1]), rhs).reshape(*lhs.shape[:-1], n)
-    batch = np.broadcast_shapes(lhs.shape[:-2], rhs.shape[:-2])
-    step = max(8, _BLOCK_BYTES // max(1, 4 * n * math.prod(batch)) // 8 * 8)  # whole tiles for _products
-    rows = []
-    for m in range(lhs.shape[-2]):
-        row = lhs[..., m, :, None]
-        exact = _whole_number_dot(row, rhs) if lhs.ndim == 2 and rhs.ndim == 2 else None
-        if exact is not None:
-            rows.append(exact)
-            continue
-        total = _sum_rows_in_order(_products(row, rhs, 0, step))
-        for start in range(step, k, step):
-            products = _products(row, rhs, start, start + step)
-            np.add(products[..., 0, :], total, out=products[..., 0, :])
-            total = _sum_rows_in_order(products)
-        rows.append(total)
-    return np.stack(rows, axis=-2)
-
-
-def _whole_number_dot(row: np.ndarray, rhs: np.ndarray) -> np.ndarray | None:
-    """`row @ rhs` when `row` (k x 1) is one positive whole number z, the weights are integers
-    and z * sum(|w|) <= 2**24 in every column (BERT's u8 zero points 127 for k = 768 with
-    any i8 weights; 118 for k = 3072 with its weights): every product and every partial sum
-    is then a whole number f32 holds exactly, so the sum in order equals z times the
-    column's integer sum. A zero comes out +0 either way (z > 0: no product is -0). None for
-    any other row. The column sums of |w| are only taken when z * max|w| * k exceeds 2**24."""
-    k = rhs.shape[0]
-    z = row[0, 0] if k else np.float32(0)
-    if rhs.dtype.kind not in "iu" or not z > 0 or z != np.floor(z) or np.any(row != z):
-        return None
-    limits = np.iinfo(rhs.dtype)
-    if float(z) * max(-int(limits.min), int(limits.max)) * k > _EXACT and (
-            rhs.itemsize != 1 or  # |w| of wider weights would need wider sums
-            float(z) * int(_column_sums(rhs, absolute=True).max(initial=0)) > _EXACT):
-        return None
-    return (_column_sums(rhs, absolute=False) * int(z)).astype(np.float32)  # |each| <= 2**24
-
-
-def _column_sums(rhs: np.ndarray, absolute: bool) -> np.ndarray:
-    """The integer sum of each column of `rhs` (of |w| if `absolute`), a block of rows at a time:
-    |w| of a 1 GiB i8 weight at once would be a 2 GiB temporary."""
-    sums = np.zeros(rhs.shape[1], np.int64)
-    step = max(1, _BLOCK_BYTES // max(1, 2 * rhs.shape[1]))
-    for start in range(0, rhs.shape[0], step):
-        block = rhs[start:start + step]
-        sums += np.add.reduce(np.abs(block, dtype=np.int16) if absolute else block, axis=0, dtype=np.int64)
-    return sums
-
-
-def _products(row: np.ndarray, rhs: np.ndarray, start: int, stop: int) -> np.ndarray:
-    """`row[start:stop] * rhs[start:stop]` in f32, laid out k-major (C order).
-
-    Transposed byte weights (transpose_b: k is their contiguous axis) are read 8 k at a time
-    as one 8-byte word, the words transposed, then each 8 x n tile of bytes: numpy reading
-    single bytes down a column took about 1.5x as long."""
-    block = rhs[..., start:stop, :]
-    k, n = block.shape[-2:]
-    if row.ndim == 2 and block.ndim == 2 and block.itemsize == 1 and block.strides[0] == 1 and k % 8 == 0:
-        words = np.ascontiguousarray(block.T.view(np.uint64).T)  # (k / 8, n): 8 rows of one column each
-        tiles = words.view(block.dtype).reshape(k // 8, n, 8).transpose(0, 2, 1)  # (k / 8, 8, n)
-        return np.multiply(row[start:stop].reshape(k // 8, 8, 1), tiles, dtype=np.float32, order="C").reshape(k, n)
-    return np.multiply(row[..., start:stop, :], block, dtype=np.float32, order="C")
-
-
-def _sum_rows_in_order(products: np.ndarray) -> np.ndarray:
-    """The sum over axis -2 of a C-ordered array, row after row: numpy reduces an outer axis
-    sequentially, but an innermost one pairwise, which a single column would make axis -2."""
-    if products.shape[-1] == 1:
-        return np.add.reduce(np.concatenate([products, products], axis=-1), axis=-2)[..., :1]
-    return np.add.reduce(products, axis=-2)
 
 
 def _varies_along(scale: np.ndarray, rank: int, axis: int) -> bool:
@@ -290,8 +197,15 @@ class MatMulTransformation(Transformation):
             (1,) * (len(shape) - np.ndim(shift)) + np.shape(shift)), shape)
         if weights.node.type != "Constant":  # a constant path LPT cannot fold: keep the MatMul
             return self.zero_point_mat_mul(node, zero_points, weights)
-        lhs = swap_last_axes(zero_points) if transpose_a else zero_points
-        value = to_scalar_if_possible(_times_weights(lhs, weights.node.value, transpose_b))
+        lhs = np.array(swap_last_axes(zero_points) if transpose_a else zero_points)
+        data = weights.node.constant_data
+        pair = leading_pair(lhs, data, transpose_b)
+        if pair is not None and pair[0] != pair[1]:  # not one value repeated, so not a scalar
+            out_shape = (*lhs.shape[:-1], data.shape[0] if transpose_b else data.shape[1])
+            later = ConstantData.deferred(element_type(self.config.deq_precision), out_shape,
+                                          lambda: dot_in_order(lhs, data, transpose_b))
+            return self.graph.add_constant_data(later).output()
+        value = to_scalar_if_possible(dot_in_order(lhs, data, transpose_b))
         return self.graph.add_constant(value, self.config.deq_precision).output()
 
     def zero_point_mat_mul(self, node: Node, zero_points: np.ndarray, weights: Output) -> Output:
