@@ -49,7 +49,7 @@ def export(tmp_path_factory) -> Path:
 
 def _layer_lines(text: str) -> list[str]:
     """The table's rows (not the summary's lines)."""
-    return [line for line in text.splitlines() if not re.match(r"(layers|listed|not listed): ", line)
+    return [line for line in text.splitlines() if not re.match(r"(layers|listed|not listed|reasons): ", line)
             and re.search(r"(low-precision|original-precision|not-quantized|removed)( |│|$)", line)]
 
 
