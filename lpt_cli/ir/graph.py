@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import gc
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, overload
+from typing import Any, TypeVar, cast, overload
 
 import math
 import re
@@ -30,6 +30,7 @@ Shape = tuple[Dim, ...] | None  # None is a dynamic rank
 
 _INT = re.compile(r"[+-]?[0-9]+")  # ASCII digits only: str.isdigit() accepts '²' and '\u0661'
 _BOOL_SPELLINGS = {"true": True, "1": True, "false": False, "0": False}
+T = TypeVar("T")
 MAX_ATTR_INT = 2**62  # far beyond any real size or index, well inside int64 and numpy
 
 
@@ -125,6 +126,7 @@ class Input:
         self.source = new
         new.uses.append(self)
         graph = self.node.graph
+        graph.structure_changed()
         if graph._upstream:
             graph._rewired(old.node, new.node)
 
@@ -268,6 +270,7 @@ class Node:
     def add_input(self, source: Output) -> Input:
         slot = Input(self, len(self.inputs), source)
         self.inputs.append(slot)
+        self.graph.structure_changed()
         return slot
 
     def add_output(self, etype: ElementType | str, shape: Shape) -> Output:
@@ -301,9 +304,25 @@ class Graph:
         self._next_id = 0
         self._names: set[str] = set()
         self._upstream: dict[frozenset[str], set[int]] = {}  # has_upstream's positive answers
+        self._structure = 0  # counts the changes of nodes and wiring: what an order depends on
+        self._by_structure: dict[str, tuple[int, Any]] = {}
         # Per node id, the (input, output) element types the model was read with: what a pass
         # changed (a FakeQuantize made u8, weights made i8) differs from it, a node it made has none.
         self.read_types: dict[int, TypeSignature] = {}
+
+    def structure_changed(self) -> None:
+        """Called on each added or removed node and each (re)wired input."""
+        self._structure += 1
+
+    def per_structure(self, key: str, compute: Callable[[], T]) -> T:
+        """`compute()`, remembered under `key` until the nodes or their wiring change: a run of
+        passes that finds nothing to rewrite sorts the model once, not once per pass."""
+        known = self._by_structure.get(key)
+        if known is not None and known[0] == self._structure:
+            return cast(T, known[1])
+        value = compute()
+        self._by_structure[key] = (self._structure, value)
+        return value
 
     @property
     def next_id(self) -> int:
@@ -349,6 +368,7 @@ class Graph:
         for etype, shape in outputs:
             node.add_output(etype, shape)
         self.nodes[node_id] = node
+        self.structure_changed()
         if op_type == "Parameter":
             self.parameters.append(node)
         elif op_type == "Result":
@@ -389,6 +409,7 @@ class Graph:
         node.inputs = []
         node.alive = False
         del self.nodes[node.id]
+        self.structure_changed()
         self._names.discard(node.name)  # a replacement may take the name over
         # (a node's type never changes: only a Parameter or Result can be in these lists,
         # and scanning them for every removal was quadratic in a model with many outputs)
@@ -408,6 +429,8 @@ class Graph:
             alive.add(node.id)
             stack.extend(slot.source.node for slot in node.inputs)
         dead = [n for n in self.nodes.values() if n.id not in alive]
+        if dead:
+            self.structure_changed()
         for node in dead:
             for slot in node.inputs:
                 slot.source.uses.remove(slot)
@@ -430,6 +453,9 @@ class Graph:
     # --- ordering ---------------------------------------------------------------------
     def topological_order(self) -> list[Node]:
         """Producers before consumers; ties broken by insertion order. Raises on a cycle."""
+        return list(self.per_structure("topological_order", self._sort))
+
+    def _sort(self) -> list[Node]:
         indegree = {n.id: len(n.inputs) for n in self.nodes.values()}
         ready = [n for n in self.nodes.values() if indegree[n.id] == 0]
         ready.reverse()

@@ -9,12 +9,7 @@ comes before input 0.
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 from ...ir import Graph, Node
-
-_SORTED: dict[int, list[Node]] = {}  # id(graph) -> its order, inside `unchanged_structure(graph)`
 
 
 def _roots(graph: Graph) -> list[Node]:
@@ -29,11 +24,14 @@ def ordered_ops(graph: Graph) -> list[Node]:
 
     Depth-first, each node entered once (the graph has no cycle) and emitted once its inputs
     are; the stack holds nodes and the index of their next input, so the walk allocates
-    nothing per node (tuples and iterators per node woke the garbage collector).
+    nothing per node (tuples and iterators per node woke the garbage collector). Sorted once
+    per structure of the graph: the markup's seven walks and the passes that rewrite nothing
+    reuse it.
     """
-    known = _SORTED.get(id(graph))
-    if known is not None:
-        return list(known)
+    return list(graph.per_structure("ordered_ops", lambda: _sort(graph)))
+
+
+def _sort(graph: Graph) -> list[Node]:
     order: list[Node] = []
     seen: set[int] = set()
     controls = _control_dependencies(graph)
@@ -72,14 +70,3 @@ def _control_dependencies(graph: Graph) -> dict[int, tuple[Node, ...]]:
             if read_value is not None:
                 found[node.id] = (read_value,)
     return found
-
-
-@contextmanager
-def unchanged_structure(graph: Graph) -> Iterator[None]:
-    """Inside the block `ordered_ops(graph)` sorts once: for a run of passes that annotate nodes
-    and ports but add, remove and rewire nothing (the markup walks a large graph seven times)."""
-    _SORTED[id(graph)] = ordered_ops(graph)
-    try:
-        yield
-    finally:
-        del _SORTED[id(graph)]

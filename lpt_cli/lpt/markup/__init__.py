@@ -16,7 +16,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ...ir import Graph, Node
-from ..engine.ordering import unchanged_structure
 from .alignment import align_quantization_intervals, align_quantization_parameters
 from .avg_pool import markup_avg_pool_precision_preserved
 from .bias import markup_bias
@@ -36,16 +35,15 @@ def run_markup(graph: Graph, config: Config,
     defaults = config.default_precisions
     gated = config.only is None
     types = {node.type for node in graph}
-    with unchanged_structure(graph):  # markup only annotates: one topological sort serves all passes
-        markup_can_be_quantized(graph, defaults)
-        if config.precision_restrictions or not gated:
-            markup_precisions(graph, config, precisions_callback)
-        if config.per_tensor_restrictions or not gated:
-            markup_quantization_granularity(graph, config)
-        if "AvgPool" in types or not gated:
-            markup_avg_pool_precision_preserved(graph, defaults)
-        propagate_precisions(graph, config)
-        if "Concat" in types or not gated:
-            align_quantization_intervals(graph, defaults)
-            align_quantization_parameters(graph)
-        markup_bias(graph)
+    markup_can_be_quantized(graph, defaults)
+    if config.precision_restrictions or not gated:
+        markup_precisions(graph, config, precisions_callback)
+    if config.per_tensor_restrictions or not gated:
+        markup_quantization_granularity(graph, config)
+    if "AvgPool" in types or not gated:
+        markup_avg_pool_precision_preserved(graph, defaults)
+    propagate_precisions(graph, config)
+    if "Concat" in types or not gated:
+        align_quantization_intervals(graph, defaults)
+        align_quantization_parameters(graph)
+    markup_bias(graph)
