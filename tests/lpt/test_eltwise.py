@@ -305,3 +305,18 @@ def test_add_keeps_a_mat_mul_zero_point_only_with_the_same_values(other_zero_poi
     else:
         assert record is None
     assert_same_math(g, before, feeds)
+
+
+def test_add_after_separation_counts_the_replaced_add_as_a_consumer():
+    """OpenVINO separates a shared dequantization by replacing the Add with a copy; the original
+    stays alive until AddTransformation returns, so getNotEmpty sees the input without
+    dequantization read twice too. Both branches then look shared and input 0 stays full:
+    the Add is transformed (Swin's residual Add after a LayerNorm the CPU decomposes)."""
+    graph = Graph()
+    y = parameter(graph, "y", "f32")
+    scale = graph.add_constant(np.asarray(0.5, np.float32), "f32").output()
+    shared = graph.add_node("Multiply", [y, scale], outputs=[("f32", SHAPE)]).output()
+    output(graph, "Sqrt", [shared])  # another reader of the dequantization, left alone by LPT
+    add = output(graph, "Add", [shared, parameter(graph, "z", "f32")])
+    assert run(graph, "AddTransformation") == {"AddTransformation": 1}
+    assert add.alive is False or add.output().uses[0].node.type == "Multiply"

@@ -3,6 +3,7 @@ that diverged from the plugin (issue 23): lpt must show LPT the graph the plugin
 pipeline makes, and the runtime dialect must keep the math. Each test fails without its fix."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -261,3 +262,47 @@ def test_a_scale_in_front_of_a_relu_goes_into_the_next_fake_quantize(tmp_path: P
     grown = ops.concat([joined, _fq(ops.relu(out), 0.0, 4.4)], 1)  # DenseNet: the Concat feeds the next one too
     lpt = read_ir(_same_as_plugin(ov.Model([out, grown], [x], "concat_scale_relu"), feed, tmp_path))
     assert not any(n.type == "Relu" for n in lpt)
+
+
+def _runtime_fc_names(path: Path, feed: dict[str, np.ndarray]) -> list[str]:
+    """Names of the INT8 FullyConnected layers of the plugin's runtime model (in a child
+    process), in order; a name the plugin made up, `Multiply_<n>`, as `Multiply_*`."""
+    run = plugin_run(path, feed)
+    assert run.ok, run.error
+    return [re.sub(r"^Multiply_\d+$", "Multiply_*", layer.name) for layer in run.layers
+            if layer.layer_type == "FullyConnected" and layer.computes_low]
+
+
+def test_residual_add_after_a_separated_dequantization_keeps_the_plugin_s_full_path(tmp_path: Path) -> None:
+    """Swin blocks: the residual Add after attention reads the previous block's Add scale (x1),
+    shared with the next LayerNorm. Separating it replaces the Add; OpenVINO's getNotEmpty still
+    counts the replaced Add as a reader of the other input, so the residual stays the full path,
+    the Add is transformed, and the next block's MLP Add is not: the MLP's FullyConnected keeps
+    its `/DequantizationMultiply` name in every other block (swin_t, PERFORMANCE + SmoothQuant:
+    6 of 59 INT8 layers were named after a new Multiply)."""
+    channels, hidden = 32, 64
+
+    def mat_mul(x: ov.Output, cin: int, cout: int, name: str) -> ov.Node:
+        node = ops.matmul(x, _i8_weights((cout, cin)), False, True)
+        node.set_friendly_name(name)
+        return node
+
+    def layer_norm(x: ov.Output) -> ov.Node:  # over the last axis of a 4-D tensor: the CPU decomposes it
+        return ops.mvn(x, ops.constant(np.array([-1], np.int32)), True, 1e-5, "inside_sqrt")
+
+    x = ops.parameter([1, 7, 7, channels], np.float32, name="x")
+    residual: ov.Output = x.output(0)
+    for block in range(2):
+        attention = ops.gelu(mat_mul(_fq(layer_norm(residual), -3.0 * 128 / 127, 3.0), channels, channels,
+                                     f"b{block}.attn"), "erf")
+        residual = ops.add(residual, attention).output(0)
+        mlp = ops.gelu(mat_mul(_fq(layer_norm(residual), -3.0 * 128 / 127, 3.0), channels, hidden,
+                               f"b{block}.mlp0"), "erf")
+        residual = ops.add(residual, mat_mul(_fq(mlp, -2.0 * 128 / 127, 2.0), hidden, channels,
+                                             f"b{block}.mlp3")).output(0)
+    model = ov.Model([ops.result(residual)], [x])
+    feed = {"x": RNG.standard_normal((1, 7, 7, channels)).astype(np.float32)}
+    ours = _same_as_plugin(model, feed, tmp_path)
+    expected = _runtime_fc_names(tmp_path / "m.xml", feed)
+    assert "b1.mlp3/DequantizationMultiply" in expected
+    assert _runtime_fc_names(ours, feed) == expected

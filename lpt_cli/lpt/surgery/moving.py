@@ -49,10 +49,18 @@ def _clone_binary(graph: Graph, node: Node, data: Output, data_index: int) -> No
     return clone
 
 
-def separate_in_standalone_branch(node: Node, default_precisions: Iterable[ElementType]) -> None:
-    """Gives `node` a private copy of every shared dequantization chain on its inputs."""
+def separate_in_standalone_branch(node: Node, default_precisions: Iterable[ElementType]) -> list[Output]:
+    """Gives `node` a private copy of every shared dequantization chain on its inputs.
+
+    Returns what the replaced original still reads: OpenVINO separates by making a new node and
+    replacing the old one, which the running transformation keeps alive (it holds the matched
+    root) with its input edges in place. Until that transformation returns, each of those
+    producers counts one consumer more (getNotEmpty's consumer checks see it). Empty when
+    nothing was separated (the node is not replaced)."""
     graph = node.graph
     precisions = tuple(default_precisions)
+    original_sources = [slot.source for slot in node.inputs]
+    separated = False
     for slot in node.inputs:
         dq = get_dequantization(node, precisions, slot.index)
         if dq.empty or not dq.is_shared() or dq.data is None:
@@ -70,6 +78,8 @@ def separate_in_standalone_branch(node: Node, default_precisions: Iterable[Eleme
         old = slot.source
         slot.set_source(parent)
         remove_unused(old.node)
+        separated = True
+    return original_sources if separated else []
 
 
 def redirect_consumers(uses: Iterable[Input], dequantized: Output, raw: Output) -> None:

@@ -69,8 +69,8 @@ class AddTransformation(Transformation):
             return self.reject(node, "zero_scale", "a dequantization scale is zero or denormal")
         if not eltwise_can_be_transformed(node, precisions):
             return self.reject(node, "not_quantized", "no usable dequantization on either input")
-        separate_in_standalone_branch(node, precisions)
-        full = full_branch_index(node, self.config)
+        stale_inputs = separate_in_standalone_branch(node, precisions)
+        full = full_branch_index(node, self.config, stale_inputs)
         if full == -1:
             return self._with_constant(node)
         return self._with_two_branches(node, full)

@@ -7,7 +7,7 @@ Multiply is left after the op. Which branch stays full is a fixed list of heuris
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -93,10 +93,16 @@ def _data_parent(data: Node, precisions: tuple[ElementType, ...]) -> Node:
     return parent
 
 
-def _has_multiple_consumers(data: Node, parent: Node) -> bool:
+def _uses(output: Output, stale_inputs: Sequence[Output]) -> int:
+    """Consumers of `output`, counting the inputs of an eltwise that separation replaced (still
+    alive while the transformation runs) among them."""
+    return len(output.uses) + sum(1 for source in stale_inputs if source == output)
+
+
+def _has_multiple_consumers(data: Node, parent: Node, stale_inputs: Sequence[Output] = ()) -> bool:
     """Whether any node from the branch data up to its parent feeds more than one input."""
     def several(node: Node) -> bool:
-        return len(node.outputs) != 1 or len(node.output().uses) != 1
+        return len(node.outputs) != 1 or _uses(node.output(), stale_inputs) != 1
 
     node = data
     while node is not parent and node.inputs:
@@ -107,8 +113,12 @@ def _has_multiple_consumers(data: Node, parent: Node) -> bool:
     return several(node)
 
 
-def full_branch_index(node: Node, config: Config) -> int:
-    """getNotEmpty: the input that keeps (recomputed) dequantization; -1 for a constant input."""
+def full_branch_index(node: Node, config: Config, stale_inputs: Sequence[Output] = ()) -> int:
+    """getNotEmpty: the input that keeps (recomputed) dequantization; -1 for a constant input.
+
+    `stale_inputs`: what `separate_in_standalone_branch` returned for `node`. OpenVINO's consumer
+    counts here include the replaced original eltwise, so a branch without dequantization
+    (its data read by the original too) has more than one consumer after a separation."""
     precisions = config.default_precisions
     dq1 = get_dequantization(node, precisions, 0)
     dq2 = get_dequantization(node, precisions, 1)
@@ -126,7 +136,7 @@ def full_branch_index(node: Node, config: Config) -> int:
         if dq1.empty or not dq2.empty:
             return 0
     fq1, fq2 = dq1.source.node, dq2.source.node
-    by_fq = _by_fake_quantize(fq1, fq2)
+    by_fq = _by_fake_quantize(fq1, fq2, stale_inputs)
     if by_fq is not None:
         return by_fq
     parents = [_data_parent(fq1, precisions), _data_parent(fq2, precisions)]
@@ -135,7 +145,8 @@ def full_branch_index(node: Node, config: Config) -> int:
         for i, parent in enumerate(parents):
             if is_broadcasted(parent.output().shape):
                 return i
-    multiple = [_has_multiple_consumers(fq1, parents[0]), _has_multiple_consumers(fq2, parents[1])]
+    multiple = [_has_multiple_consumers(fq1, parents[0], stale_inputs),
+                _has_multiple_consumers(fq2, parents[1], stale_inputs)]
     if multiple[0] != multiple[1]:
         return 1 if multiple[0] else 0
     if not same_kind:
@@ -143,13 +154,13 @@ def full_branch_index(node: Node, config: Config) -> int:
     return 0
 
 
-def _by_fake_quantize(data1: Node, data2: Node) -> int | None:
+def _by_fake_quantize(data1: Node, data2: Node, stale_inputs: Sequence[Output] = ()) -> int | None:
     """A branch coming straight from a FakeQuantize stays full; else the one whose FQ is unshared."""
     is_fq1, is_fq2 = data1.type == "FakeQuantize", data2.type == "FakeQuantize"
     if is_fq1 != is_fq2:
         return 0 if is_fq1 else 1
     if is_fq1 and is_fq2:
-        uses1, uses2 = len(data1.output().uses), len(data2.output().uses)
+        uses1, uses2 = _uses(data1.output(), stale_inputs), _uses(data2.output(), stale_inputs)
         if uses1 == 1 and uses2 > 1:
             return 0
         if uses1 > 1 and uses2 == 1:

@@ -55,9 +55,9 @@ class MultiplyPartialTransformation(Transformation):
             return self.reject(node, "not_quantized", "both inputs need a dequantization")
         if not eltwise_can_be_transformed(node, precisions):
             return self.reject(node, "not_quantized", "no usable dequantization on either input")
-        separate_in_standalone_branch(node, precisions)
+        stale_inputs = separate_in_standalone_branch(node, precisions)
         _fold_fake_quantize_inputs(node)
-        full = full_branch_index(node, self.config)
+        full = full_branch_index(node, self.config, stale_inputs)
         if full == -1:
             return self._with_constant(node)
         return self._with_two_branches(node, full)
