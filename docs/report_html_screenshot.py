@@ -1,5 +1,6 @@
 """Redraws docs/report-html.png: the graph panes of `lpt report fixtures/models/detection.xml
---html` in headless Chromium, with the Interpolate LPT left in float chosen.
+--config default --html` in headless Chromium, with the Interpolate LPT left in float chosen
+(LPT's library defaults do not downgrade Interpolate-11; the plugin profiles do).
 
     python docs/report_html_screenshot.py   (needs chromium, chromium-driver and selenium)
 """
@@ -20,7 +21,7 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="lpt-shot-"))
     page = work / "detection.html"
     subprocess.run([sys.executable, "-m", "lpt_cli", "report", str(ROOT / "fixtures/models/detection.xml"),
-                    "--html", str(page)], check=True, stdout=subprocess.DEVNULL, cwd=ROOT)
+                    "--config", "default", "--html", str(page)], check=True, stdout=subprocess.DEVNULL, cwd=ROOT)
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
     for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -2,7 +2,9 @@
 
 Layers are matched by name. A layer that was in low precision on side A and is not on side B
 has *lost* it (what a CI gate between model versions fails on); the opposite *gained* it; a
-change of status, reason or precisions that is neither is *changed*. Layers only one side has
+change of status, reason or precisions that is neither is *changed*. A layer removed on either
+side (LPT folded it away: a FakeQuantize taken over by a Concat's) runs in no precision there, so
+it is changed, never lost or gained. Layers only one side has
 are listed, but do not count as lost: a renamed layer would otherwise fail every gate (the
 summaries' low-precision shares still show a drop).
 
@@ -20,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..text import markdown_cell, shorten, terminal_width
-from .model import LOW, SCHEMA_VERSION, LayerRow, Report
+from .model import LOW, REMOVED, SCHEMA_VERSION, LayerRow, Report
 
 LOST, GAINED, CHANGED, ONLY_A, ONLY_B = "lost", "gained", "changed", "only-a", "only-b"
 CHANGES = (LOST, GAINED, CHANGED, ONLY_A, ONLY_B)
@@ -107,7 +109,7 @@ def _pair_generated(only_a: list[LayerRow], only_b: list[LayerRow]) -> dict[str,
 def _compare(a: LayerRow, b: LayerRow | None) -> LayerChange | None:
     if b is None:
         return LayerChange(a.name, ONLY_A, a, None)
-    if (a.status == LOW) != (b.status == LOW):
+    if REMOVED not in (a.status, b.status) and (a.status == LOW) != (b.status == LOW):
         return LayerChange(a.name, LOST if a.status == LOW else GAINED, a, b)
     if _facts(a) != _facts(b):
         return LayerChange(a.name, CHANGED, a, b)

@@ -26,8 +26,8 @@ def test_report_table_is_one_line_per_layer_within_the_width(columns: int) -> No
     lines = result.stdout.splitlines()
     assert max(map(len, lines)) <= columns
     layers = json.loads(run("report", model, "--format", "json", columns=columns).stdout)["layers"]
-    rows = [line for line in lines if not line.startswith(("layers:", "reasons:"))
-            and re.search(r"(low-precision|original-precision|not-quantized|removed)( |│|$)", line)]
+    table = result.stdout.split("\nprofile: ")[0].splitlines()  # the summary starts at `profile:`
+    rows = [line for line in table if re.search(r"(low-precision|original-precision|not-quantized|removed)( |│|$)", line)]
     assert len(rows) == len(layers)  # one line per layer, none wrapped
     for line, layer in zip(rows, layers):
         name = line.strip("│ ").split()[0]

@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from lpt_cli.ir import Graph, Output
 from lpt_cli.lpt.surgery.constants import DISABLE_CONSTANT_FOLDING
 from lpt_cli.lpt.common_optimizations import is_function_quantized, run_common_optimizations
 from lpt_cli.lpt.common_optimizations.batch_norm import decompose_batch_norm
 from lpt_cli.lpt.common_optimizations.constant_folding import fold_constants
+from lpt_cli.lpt.common_optimizations.interpolate import convert_interpolate_11
 from lpt_cli.lpt.common_optimizations.mark_dequantization import mark_dequantization
 from lpt_cli.lpt.common_optimizations.matmul_multiply import fuse_matmul_multiply
 from lpt_cli.lpt.common_optimizations.nop_elimination import eliminate_eltwise
@@ -331,3 +333,40 @@ def test_ops_differing_in_an_attribute_or_a_constant_byte_stay_apart() -> None:
     assert share_equal_ops(g) == 1  # the two axis-1 SoftMaxes; their Adds differ in a constant byte
     assert sum(n.type == "SoftMax" for n in g if n.alive) == 2
     assert sum(n.type == "Add" for n in g if n.alive) == 3
+
+
+def _interpolate_11(g: Graph, x: Output, mode: str, by_scales: bool, axes: bool) -> Output:
+    size = g.add_constant(np.array([2.0, 2.0], np.float32) if by_scales else np.array([8, 8], np.int32)).output()
+    inputs = [x, size, *([g.add_constant(np.array([2, 3], np.int64)).output()] if axes else [])]
+    attrs = {"mode": mode, "shape_calculation_mode": "scales" if by_scales else "sizes", "antialias": "false",
+             "coordinate_transformation_mode": "asymmetric", "nearest_mode": "floor", "pads_begin": "0,0,0,0",
+             "pads_end": "0,0,0,0", "cube_coeff": "-0.75"}
+    out = g.add_node("Interpolate", inputs, outputs=[("f32", (1, 3, 8, 8))], version="opset11", name="up",
+                     attrs=attrs).output()
+    g.add_node("Result", [out])
+    return out
+
+
+@pytest.mark.parametrize("by_scales", [True, False])
+@pytest.mark.parametrize("axes", [True, False])
+def test_interpolate_11_becomes_interpolate_4_with_ones_for_what_it_lacks(by_scales: bool, axes: bool) -> None:
+    """ConvertInterpolate11ToInterpolate4: v4 reads sizes and scales; the one v11 lacks is ones,
+    one per resized axis (the axes input's length, else the rank); name and attributes stay."""
+    g = Graph()
+    given = _interpolate_11(g, parameter(g, (1, 3, 4, 4)), "nearest", by_scales, axes).node.input_value(1)
+    assert convert_interpolate_11(g) == 1
+    (node,) = [n for n in g if n.type == "Interpolate"]
+    assert (node.version, node.name, len(node.inputs)) == ("opset4", "up", 4 if axes else 3)
+    sizes, scales = node.input_value(1), node.input_value(2)
+    assert (scales if by_scales else sizes) is given
+    ones = (sizes if by_scales else scales).node.value
+    assert ones.dtype == (np.int32 if by_scales else np.float32) and ones.tolist() == [1] * (2 if axes else 4)
+    assert node.attr("nearest_mode") == "floor" and node.attr("shape_calculation_mode") == ("scales" if by_scales
+                                                                                             else "sizes")
+
+
+def test_interpolate_11_in_a_pillow_mode_stays() -> None:
+    g = Graph()
+    _interpolate_11(g, parameter(g, (1, 3, 4, 4)), "bilinear_pillow", True, True)
+    assert convert_interpolate_11(g) == 0
+    assert [n.version for n in g if n.type == "Interpolate"] == ["opset11"]

@@ -12,7 +12,9 @@ DETECTION = Path(__file__).resolve().parents[2] / "fixtures" / "models" / "detec
 
 
 def views():
-    analysis = analyze(DETECTION, load_config("cpu"))
+    # LPT's library defaults: Interpolate-11 is not downgraded, so the FakeQuantizes above the two
+    # upsamplings stay standalone in float (the plugin profiles downgrade it and run it on u8)
+    analysis = analyze(DETECTION, load_config("default"))
     layers = analysis.report.layers
     before = graph_view(analysis.before, {row.name: row for row in layers}, transformed=False)
     after = graph_view(analysis.after, {row.transformed_name: row for row in layers if row.transformed_name},

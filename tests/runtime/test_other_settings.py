@@ -306,3 +306,26 @@ def test_residual_add_after_a_separated_dequantization_keeps_the_plugin_s_full_p
     expected = _runtime_fc_names(tmp_path / "m.xml", feed)
     assert "b1.mlp3/DequantizationMultiply" in expected
     assert _runtime_fc_names(ours, feed) == expected
+
+
+def test_a_nearest_upsampling_runs_on_u8_as_in_the_plugin(tmp_path: Path) -> None:
+    """PyTorch's `interpolate` exports as Interpolate-11, which LPT does not match; the plugins'
+    CommonOptimizations downgrade it to Interpolate-4 first, so the dequantization moves after
+    it and it runs on u8 (a YOLO neck: upsample, then Concat). lpt kept it float."""
+    x = ops.parameter([1, 8, 6, 6], np.float32, name="x")
+    y = ops.parameter([1, 8, 12, 12], np.float32, name="y")
+    conv = ops.convolution(_fq(x, 0.0, 2.5), _i8_weights((8, 8, 3, 3)), [1, 1], [1, 1], [1, 1], [1, 1])
+    upsampled = ops.interpolate(_fq(ops.relu(conv), 0.0, 3.0), ops.constant(np.array([2.0, 2.0], np.float32)),
+                                "nearest", "scales", axes=ops.constant(np.array([2, 3], np.int64)),
+                                nearest_mode="floor", coordinate_transformation_mode="asymmetric")
+    joined = ops.concat([_fq(upsampled, 0.0, 3.0), _fq(ops.relu(y), 0.0, 3.0)], 1)
+    out = ops.convolution(joined, _i8_weights((4, 16, 1, 1)), [1, 1], [0, 0], [0, 0], [1, 1])
+    feed = {"x": RNG.uniform(0, 2, (1, 8, 6, 6)).astype(np.float32),
+            "y": RNG.normal(0, 1, (1, 8, 12, 12)).astype(np.float32)}
+    _same_as_plugin(ov.Model([out], [x, y], "upsample"), feed, tmp_path)
+    plugin = plugin_run(tmp_path / "m.xml", feed)
+    assert [layer.runtime_precision for layer in plugin.layers if layer.layer_type == "Interpolate"] == ["u8"]
+    graph = read_ir(tmp_path / "m.xml")
+    run_pipeline(graph, load_config("cpu"))
+    (interpolate,) = [n for n in graph if n.type == "Interpolate"]
+    assert interpolate.version == "opset4" and str(interpolate.input_value(0).element_type) == "u8"

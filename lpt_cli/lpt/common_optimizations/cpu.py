@@ -11,6 +11,7 @@ from .constant_folding import fold_constants
 from .conv_multiply import fuse_convolution_multiply
 from .convert_precision import convert_precision
 from .fq_fusions import cpu_runs_fake_quantize, fuse_fake_quantizes
+from .interpolate import convert_interpolate_11
 from .lin_op_sequence import fuse_lin_op_sequences
 from .mark_dequantization import mark_dequantization
 from .matmul_multiply import fuse_matmul_multiply
@@ -50,6 +51,8 @@ def passes(inference_precision: ElementType = f32) -> SubPasses:
         ("ConstantFolding", fold_constants),
         ("FakeQuantizeFusions", partial(fuse_fake_quantizes, runs=cpu_runs_fake_quantize)),
         ("SharedOpOptimization", share_equal_ops),
+        # CommonOptimizations' opset conversions, after MOC
+        ("ConvertInterpolate11ToInterpolate4", convert_interpolate_11),
     )
 
 

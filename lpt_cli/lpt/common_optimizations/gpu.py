@@ -20,6 +20,7 @@ from .batch_norm import decompose_batch_norm
 from .constant_folding import fold_constants
 from .conv_multiply import fuse_convolution_multiply
 from .convert_precision import convert_precision
+from .interpolate import convert_interpolate_11
 from .fq_fusions import fuse_fake_quantizes
 from .lin_op_sequence import fuse_lin_op_sequences
 from .mark_dequantization import mark_dequantization
@@ -121,6 +122,7 @@ def passes(inference_precision: ElementType, *, xmx: bool) -> SubPasses:
         ("ConstantFolding", partial(fold_constants, keep_integer_converts=False)),
         ("FakeQuantizeFusions", partial(fuse_fake_quantizes, runs=None)),
         ("SharedOpOptimization", share_equal_ops),
+        ("ConvertInterpolate11ToInterpolate4", convert_interpolate_11),
         # after CommonOptimizations
         ("TransposeMatMul", fuse_transpose_matmul),
         *((("ConvertAvgPoolingToReduce", convert_avg_pool_to_reduce),) if xmx else ()),

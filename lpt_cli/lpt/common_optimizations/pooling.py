@@ -24,29 +24,11 @@ import numpy as np
 
 from ...ir import Graph, Node, Output
 from ...ir.graph import Shape
+from .versions import replace_version
 
 _MAX_POOL_1 = ("strides", "pads_begin", "pads_end", "kernel", "rounding_type", "auto_pad")
 _MAX_POOL_8 = (*_MAX_POOL_1, "dilations", "index_element_type", "axis")
 _AVG_POOL_1 = ("strides", "pads_begin", "pads_end", "kernel", "exclude-pad", "rounding_type", "auto_pad")
-
-
-def _replace(node: Node, version: str, keep: tuple[str, ...], outputs: int, *, data: Output | None = None,
-             attrs: dict[str, str] | None = None) -> Node:
-    """A `version` twin of `node` with the attributes `keep` (overridden by `attrs`), its first
-    `outputs` outputs, reading `data` (default: its own input)."""
-    graph = node.graph
-    new_attrs = {key: node.attrs[key] for key in keep if key in node.attrs}
-    new_attrs.update(attrs or {})
-    name = node.name
-    graph.rename(node, graph.unique_name(f"{name}/{node.version}"))
-    new = graph.add_node(node.type, [data or node.input_value(0)], attrs=new_attrs, version=version, name=name,
-                         outputs=[(o.element_type, o.shape) for o in node.outputs[:outputs]])
-    new.xml_rt_info = node.xml_rt_info
-    for old, out in zip(node.outputs, new.outputs):
-        out.names = old.names
-        old.replace_all_uses_with(out)
-    graph.remove(node)
-    return new
 
 
 def _torch_rounding(node: Node) -> bool:
@@ -88,7 +70,7 @@ def _torch_max_pool(node: Node) -> bool:
         kept_end.append(end[axis] if shape[axis + 2] + begin[axis] > (windows - 1) * strides[axis] else 0)
     padded = _pad(node.graph, node.input_value(0), begin, kept_end, -np.inf, "opset12")
     zeros = _ints([0] * spatial)
-    _replace(node, "opset8", _MAX_POOL_8, len(node.outputs), data=padded,
+    replace_version(node, "opset8", _MAX_POOL_8, len(node.outputs), inputs=[padded],
              attrs={"pads_begin": zeros, "pads_end": zeros, "rounding_type": "ceil", "auto_pad": "explicit"})
     return True
 
@@ -99,7 +81,7 @@ def convert_max_pool_14(graph: Graph, *, keep_torch_rounding: bool = True) -> in
     changed = 0
     for node in [n for n in graph if n.type == "MaxPool" and n.version == "opset14"]:
         if not _torch_rounding(node):
-            _replace(node, "opset8", _MAX_POOL_8, len(node.outputs))
+            replace_version(node, "opset8", _MAX_POOL_8, len(node.outputs))
             changed += 1
         elif not keep_torch_rounding:
             changed += _torch_max_pool(node)
@@ -111,7 +93,7 @@ def convert_max_pool_8(graph: Graph) -> int:
     pools = [n for n in graph if n.type == "MaxPool" and n.version == "opset8"
              and not any(out.uses for out in n.outputs[1:]) and all(d == 1 for d in n.attr_ints("dilations"))]
     for node in pools:
-        _replace(node, "opset1", _MAX_POOL_1, 1)
+        replace_version(node, "opset1", _MAX_POOL_1, 1)
     return len(pools)
 
 
@@ -122,12 +104,12 @@ def _torch_avg_pool(node: Node) -> bool:
     if data.rank is None:
         return False
     if node.attr_bool("exclude-pad"):
-        _replace(node, "opset1", _AVG_POOL_1, 1, attrs={"rounding_type": "ceil"})
+        replace_version(node, "opset1", _AVG_POOL_1, 1, attrs={"rounding_type": "ceil"})
         return True
     begin = node.attr_ints("pads_begin")
     zeros = _ints([0] * len(begin))
     padded = _pad(node.graph, data, begin, begin, 0.0, "opset1")  # the source pads the end by pads_begin too
-    _replace(node, "opset1", _AVG_POOL_1, 1, data=padded,
+    replace_version(node, "opset1", _AVG_POOL_1, 1, inputs=[padded],
              attrs={"pads_begin": zeros, "pads_end": zeros, "rounding_type": "ceil"})
     return True
 
@@ -137,7 +119,7 @@ def convert_avg_pool_14(graph: Graph, *, keep_torch_rounding: bool = True) -> in
     changed = 0
     for node in [n for n in graph if n.type == "AvgPool" and n.version == "opset14"]:
         if not _torch_rounding(node):
-            _replace(node, "opset1", _AVG_POOL_1, 1)
+            replace_version(node, "opset1", _AVG_POOL_1, 1)
             changed += 1
         elif not keep_torch_rounding:
             changed += _torch_avg_pool(node)
