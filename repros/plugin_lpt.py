@@ -3,10 +3,9 @@ back, next to lpt's, for a model whose runtime output or names diverge.
 
     python repros/plugin_lpt.py MODEL.xml [--out DIR] [--isa-cap ISA] [--grep REGEX]
 
-A release build of OpenVINO serializes the model after every pass of a compile when
-OV_ENABLE_SERIALIZE_TRACING=1 is set (files `ModelN_IDX_PASS.xml` in the working directory).
-This compiles MODEL in a child process with it (INFERENCE_PRECISION_HINT f32; ONEDNN_MAX_CPU_ISA
-with --isa-cap) and keeps two of those files in DIR (default: a new temporary folder):
+OpenVINO's serialize tracing (lpt_cli/runtime/plugin_trace.py) keeps two IRs of the CPU
+plugin's compile of MODEL in DIR (default: a new temporary folder; ONEDNN_MAX_CPU_ISA with
+--isa-cap):
   plugin_pre_lpt.xml  the model before the plugin's LPT (after its own optimizations and before
                       LPT's prerequisites), to hold against lpt's `--trace` step `02_pre_lpt`
   plugin_lpt.xml      the model after the plugin's `low_precision::LowPrecision` pass, to hold
@@ -21,7 +20,6 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -33,37 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from lpt_cli.ir import Graph  # noqa: E402
 from lpt_cli.ir.reader import read_ir  # noqa: E402
-
-_TRACED = re.compile(r"Model(?P<model>\d+)_(?P<index>\d+)_(?P<name>.+)\.xml")
-_COMPILE = ("import sys, openvino as ov; core = ov.Core(); "
-            "core.compile_model(core.read_model(sys.argv[1]), 'CPU', {'INFERENCE_PRECISION_HINT': 'f32'})")
-
-
-def plugin_snapshots(model: Path, out: Path, isa_cap: str | None) -> tuple[Path, Path]:
-    """Compiles `model` with serialize tracing in a scratch folder; copies the IRs before and
-    after the plugin's LPT to `out` and returns their paths."""
-    env = {**os.environ, "OV_ENABLE_SERIALIZE_TRACING": "1"}
-    if isa_cap:
-        env["ONEDNN_MAX_CPU_ISA"] = isa_cap
-    with tempfile.TemporaryDirectory(prefix="lpt-plugin-trace-") as scratch:
-        subprocess.run([sys.executable, "-c", _COMPILE, str(model.resolve())], cwd=scratch, env=env, check=True)
-        traced = sorted((m for m in map(_TRACED.fullmatch, os.listdir(scratch)) if m),
-                        key=lambda m: (int(m["model"]), int(m["index"])))
-        after = next((m for m in traced if m["name"].endswith("low_precision::LowPrecision")), None)
-        if after is None:
-            raise SystemExit("the plugin ran no LPT on this model (no FakeQuantize of LPT's levels?)")
-        same_model = [m for m in traced if m["model"] == after["model"]]
-        first_lpt = next(i for i, m in enumerate(same_model) if "low_precision::" in m["name"])
-        # LPT's prerequisites run as a GraphRewrite just before its first named pass
-        before = first_lpt - 2 if same_model[first_lpt - 1]["name"].endswith("GraphRewrite") else first_lpt - 1
-        kept = []
-        for match, name in ((same_model[before], "plugin_pre_lpt"), (after, "plugin_lpt")):
-            source = Path(scratch) / match.group(0)
-            shutil.copy(source, out / f"{name}.xml")
-            shutil.copy(source.with_suffix(".bin"), out / f"{name}.bin")
-            kept.append(out / f"{name}.xml")
-    return kept[0], kept[1]
-
+from lpt_cli.runtime.plugin_trace import NoPluginLpt, plugin_lpt_snapshots  # noqa: E402
 
 def differences(plugin: Graph, lpt: Graph) -> list[str]:
     """Op-type counts that differ, then ops named in both whose output element types differ."""
@@ -90,7 +58,10 @@ def main() -> int:
     args = parser.parse_args()
     out = args.out or Path(tempfile.mkdtemp(prefix="plugin-lpt-"))
     out.mkdir(parents=True, exist_ok=True)
-    pre, after = plugin_snapshots(args.xml, out, args.isa_cap)
+    try:
+        pre, after = plugin_lpt_snapshots(args.xml, out, args.isa_cap)
+    except NoPluginLpt as err:
+        raise SystemExit(str(err)) from None
     env = {**os.environ, **({"ONEDNN_MAX_CPU_ISA": args.isa_cap} if args.isa_cap else {})}
     subprocess.run([sys.executable, "-m", "lpt_cli", "transform", str(args.xml), "--config", "cpu", "--dialect",
                     "lowp", "-q", "-o", str(out / "lpt_lowp.xml"), "--trace", str(out / "lpt")], env=env, check=True)

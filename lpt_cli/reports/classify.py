@@ -64,8 +64,8 @@ def _removed_detail(node: Node, now: Mapping[str, Node]) -> str:
     """Where a layer went: folded into a consumer that is still there, if one is."""
     kept = [now[c.name] for c in node.consumers() if c.name in now]
     if kept:
-        return f"not in the transformed model: LPT folded it into {kept[0].type} {kept[0].name!r}"
-    return "not in the transformed model: LPT folded or fused it"
+        return f"not in the transformed model: folded into {kept[0].type} {kept[0].name!r}"
+    return "not in the transformed model: folded or fused away"
 
 
 def _not_quantized_reason(node: Node) -> Reason:

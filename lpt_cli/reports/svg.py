@@ -134,7 +134,7 @@ def _panel_svg(panel: _Panel, dx: float, prefix: str) -> list[str]:
     out = [f'<g id="{prefix}{panel.title.replace(" ", "-").lower()}" transform="translate({dx:.0f},0)">',
            f'<text x="{MARGIN}" y="66" class="panel">{escape(panel.title)}</text>']
     if panel.focus is None:
-        out.append(f'<text x="{MARGIN}" y="{TITLE_H + 20}" class="note">(not in this model: LPT folded or fused it)'
+        out.append(f'<text x="{MARGIN}" y="{TITLE_H + 20}" class="note">(not in this model: folded or fused away)'
                    "</text></g>")
         return out
     for node in panel.nodes:  # edges first, boxes on top

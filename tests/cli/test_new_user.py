@@ -184,7 +184,7 @@ def test_report_says_renamed_and_folded() -> None:
     assert renamed["transformed_name"] not in (None, "add_14") and renamed["transformed_name"].startswith("Add")
     folded = rows["add_19"]
     assert folded["status"] == "removed"
-    assert folded["reason"]["detail"] == "not in the transformed model: LPT folded it into FakeQuantize 'add_19/fq_output_0'"
+    assert folded["reason"]["detail"] == "not in the transformed model: folded into FakeQuantize 'add_19/fq_output_0'"
     table = run("report", MODELS / "resnet.xml", "--config", "default", "--format", "markdown").stdout
     assert f"add_14 (renamed -> {renamed['transformed_name']})" in table
 

@@ -16,6 +16,7 @@ from lpt_cli.ir.writer import write_ir
 from lpt_cli.lpt.engine.config import load_config
 from lpt_cli.lpt.engine.pipeline import run_pipeline
 from lpt_cli.runtime.oracle import plugin_run
+from lpt_cli.runtime.plugin_trace import plugin_lpt_snapshots
 
 pytestmark = pytest.mark.slow
 RNG = np.random.default_rng(23)
@@ -329,3 +330,28 @@ def test_a_nearest_upsampling_runs_on_u8_as_in_the_plugin(tmp_path: Path) -> Non
     run_pipeline(graph, load_config("cpu"))
     (interpolate,) = [n for n in graph if n.type == "Interpolate"]
     assert interpolate.version == "opset4" and str(interpolate.input_value(0).element_type) == "u8"
+
+
+@pytest.mark.parametrize("bounds, interval", [
+    ((0.0, 6.0), (0.0, 5.7)),    # ReLU6 before an interval inside it: the Clamp changes nothing
+    ((0.0, 6.0), (0.0, 6.5)),    # the interval reaches past the upper bound
+    ((0.0, 6.0), (-1.0, 5.0)),   # ... below the lower bound
+    ((-1.0, 6.0), (0.0, 5.7)),
+    ((1.0, 6.0), (0.0, 5.7)),
+])
+def test_a_clamp_in_front_of_a_fake_quantize_leaves_as_in_the_plugin(tmp_path: Path, bounds: tuple[float, float],
+                                                                     interval: tuple[float, float]) -> None:
+    """A single-use Clamp whose bounds hold the FakeQuantize's input interval leaves before LPT
+    (the plugin's FakeQuantize fusions; MobileNet-V2's ReLU6): asked of the plugin's own model
+    after its LPT, by serialize tracing, at each side of both bounds."""
+    x = ops.parameter([1, 8, 6, 6], np.float32, name="x")
+    conv = ops.convolution(_fq(x, -2.0, 2.0), _i8_weights((8, 8, 1, 1)), [1, 1], [0, 0], [0, 0], [1, 1])
+    clamped = _fq(ops.clamp(conv, *bounds), *interval)
+    out = ops.convolution(clamped, _i8_weights((4, 8, 1, 1)), [1, 1], [0, 0], [0, 0], [1, 1])
+    feed = {"x": RNG.normal(0, 1, (1, 8, 6, 6)).astype(np.float32)}
+    _same_as_plugin(ov.Model([out], [x], "clamp_fq"), feed, tmp_path)
+    _, plugin_after = plugin_lpt_snapshots(tmp_path / "m.xml", tmp_path)
+    graph = read_ir(tmp_path / "m.xml")
+    run_pipeline(graph, load_config("cpu"))
+    clamps = [sum(n.type == "Clamp" for n in g) for g in (read_ir(plugin_after), graph)]
+    assert clamps[0] == clamps[1]

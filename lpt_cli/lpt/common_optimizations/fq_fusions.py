@@ -12,7 +12,11 @@ One GraphRewrite in OpenVINO (moc_transformations.cpp, `fq_fusions`), in this or
   `[in_low / C, in_high / C]` (add_/mul_fake_quantize_fusion.cpp): a BatchNorm or a per-batch or
   per-channel scale in front of a quantized input.
 - ReluFakeQuantizeFusion: a single-use Relu in front of a FakeQuantize whose input low is never
-  negative leaves (the FakeQuantize clamps below it anyway). Alone it changes no value; but the
+  negative leaves (the FakeQuantize clamps below it anyway); so does a single-use Clamp whose
+  bounds hold the FakeQuantize's whole input interval (`min <= input_low`, `max >= input_high`
+  everywhere: ReLU6 before an interval [0, 5.7]). The Clamp case is not in the sources stored
+  here; OpenVINO 2026.4.1's CPU plugin does it in this GraphRewrite, measured with serialize
+  tracing at each bound (tests/runtime/test_other_settings.py). Alone it changes no value; but the
   Multiply or Add in front of the Relu then meets the FakeQuantize and goes into its interval:
   densenet121's `Concat -> BatchNorm scale -> Relu -> FakeQuantize` becomes a per-channel
   interval that MoveFakeQuantize splits over the Concat's inputs. Without it, lpt kept the
@@ -171,15 +175,23 @@ _LINEAR_PARENTS = ("Convolution", "GroupConvolution", "ConvolutionBackpropData",
                    "MatMul")
 
 
-def _relu_fusion(graph: Graph, fq: Node) -> bool:
-    """ReluFakeQuantizeFusion on one FakeQuantize; True when the Relu in front of it left."""
-    relu = fq.input_node(0)
-    low = fq.input_node(1)
-    if relu.type != "Relu" or len(relu.output().uses) != 1 or low.type != "Constant" \
-            or bool(np.any(np.asarray(low.value, np.float32) < 0)):
+def _clamp_fusion(graph: Graph, fq: Node) -> bool:
+    """ReluFakeQuantizeFusion (and its Clamp twin) on one FakeQuantize; True when the op in front
+    of it left."""
+    op, low, high = fq.input_node(0), fq.input_node(1), fq.input_node(2)
+    if op.type not in ("Relu", "Clamp") or len(op.output().uses) != 1 or low.type != "Constant":
         return False
-    fq.set_input(0, relu.input_value(0))
-    remove_unused(relu)
+    lows = np.asarray(low.value, np.float32)
+    if op.type == "Relu":
+        redundant = bool(np.all(lows >= 0))
+    else:
+        bound_min, bound_max = op.attr_float("min"), op.attr_float("max")
+        redundant = (high.type == "Constant" and bound_min is not None and bound_max is not None
+                     and bool(np.all(lows >= bound_min)) and bool(np.all(np.asarray(high.value, np.float32) <= bound_max)))
+    if not redundant:
+        return False
+    fq.set_input(0, op.input_value(0))
+    remove_unused(op)
     return True
 
 
@@ -194,6 +206,6 @@ def fuse_fake_quantizes(graph: Graph, runs: FakeQuantizeCheck | None = cpu_runs_
         if node.type == "Multiply" and _mul_fusion(graph, node, runs):
             fused += 1
         elif node.type == "FakeQuantize":
-            while _relu_fusion(graph, node) or _input_fusion(graph, node, runs):
+            while _clamp_fusion(graph, node) or _input_fusion(graph, node, runs):
                 fused += 1
     return fused
