@@ -23,31 +23,13 @@ import re
 import subprocess
 import sys
 import tempfile
-from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from lpt_cli.ir import Graph  # noqa: E402
 from lpt_cli.ir.reader import read_ir  # noqa: E402
-from lpt_cli.runtime.plugin_trace import NoPluginLpt, plugin_lpt_snapshots  # noqa: E402
-
-def differences(plugin: Graph, lpt: Graph) -> list[str]:
-    """Op-type counts that differ, then ops named in both whose output element types differ."""
-    counts = Counter(n.type for n in plugin), Counter(n.type for n in lpt)
-    lines = [f"count  {op_type}: plugin {counts[0][op_type]}, lpt {counts[1][op_type]}"
-             for op_type in sorted(set(counts[0]) | set(counts[1])) if counts[0][op_type] != counts[1][op_type]]
-    theirs = {n.name: n for n in lpt if n.type != "Constant"}
-    for node in plugin.topological_order():
-        other = theirs.get(node.name)
-        if node.type == "Constant" or other is None:
-            continue
-        types = [str(o.element_type) for o in node.outputs], [str(o.element_type) for o in other.outputs]
-        if types[0] != types[1] or node.type != other.type:
-            lines.append(f"types  {node.name}: plugin {node.type} {types[0]}, lpt {other.type} {types[1]}")
-    return lines
-
+from lpt_cli.runtime.plugin_trace import NoPluginLpt, differences, plugin_lpt_snapshots  # noqa: E402
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])

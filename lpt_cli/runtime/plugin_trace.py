@@ -17,7 +17,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections import Counter
 from pathlib import Path
+
+from ..ir import Graph
 
 _TRACED = re.compile(r"Model(?P<model>\d+)_(?P<index>\d+)_(?P<name>.+)\.xml")
 _COMPILE = ("import sys, openvino as ov; core = ov.Core(); "
@@ -53,3 +56,20 @@ def plugin_lpt_snapshots(model: Path, out: Path, isa_cap: str | None = None) -> 
             shutil.copy(source.with_suffix(".bin"), out / f"{name}.bin")
             kept.append(out / f"{name}.xml")
     return kept[0], kept[1]
+
+
+def differences(plugin: Graph, lpt: Graph) -> list[str]:
+    """Op-type counts that differ, then the ops named in both whose type or output element types
+    differ: one line each, empty when lpt's graph has the plugin's structure."""
+    counts = Counter(n.type for n in plugin), Counter(n.type for n in lpt)
+    lines = [f"count  {op_type}: plugin {counts[0][op_type]}, lpt {counts[1][op_type]}"
+             for op_type in sorted(set(counts[0]) | set(counts[1])) if counts[0][op_type] != counts[1][op_type]]
+    theirs = {n.name: n for n in lpt if n.type != "Constant"}
+    for node in plugin.topological_order():
+        other = theirs.get(node.name)
+        if node.type == "Constant" or other is None:
+            continue
+        types = [str(o.element_type) for o in node.outputs], [str(o.element_type) for o in other.outputs]
+        if types[0] != types[1] or node.type != other.type:
+            lines.append(f"types  {node.name}: plugin {node.type} {types[0]}, lpt {other.type} {types[1]}")
+    return lines
