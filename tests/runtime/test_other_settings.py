@@ -15,7 +15,7 @@ from lpt_cli.ir.reader import read_ir
 from lpt_cli.ir.writer import write_ir
 from lpt_cli.lpt.engine.config import load_config
 from lpt_cli.lpt.engine.pipeline import run_pipeline
-from lpt_cli.runtime.oracle import plugin_run
+from lpt_cli.runtime.oracle import PluginRun, plugin_run
 from lpt_cli.runtime.plugin_trace import plugin_lpt_snapshots
 
 pytestmark = pytest.mark.slow
@@ -42,9 +42,9 @@ def _i8_weights(shape: tuple[int, ...], rng: np.random.Generator | None = None) 
                         ops.constant(scale))
 
 
-def _same_as_plugin(model: ov.Model, feed: dict[str, np.ndarray], tmp_path: Path) -> Path:
-    """Runs lpt (cpu, runtime dialect) and asserts the plugin computes the same bits on both
-    models; returns lpt's output."""
+def _plugin_runs(model: ov.Model, feed: dict[str, np.ndarray], tmp_path: Path) -> tuple[PluginRun, PluginRun]:
+    """Saves `model` as m.xml, runs lpt (cpu, runtime dialect) into lpt.xml, and asserts the
+    plugin computes the same bits on both; returns both runs (outputs and runtime layers)."""
     ov.save_model(model, tmp_path / "m.xml", compress_to_fp16=False)
     graph = read_ir(tmp_path / "m.xml")
     run_pipeline(graph, load_config("cpu"))
@@ -53,6 +53,12 @@ def _same_as_plugin(model: ov.Model, feed: dict[str, np.ndarray], tmp_path: Path
     assert original.ok and ours.ok, (original.error, ours.error)
     for a, b in zip(original.outputs, ours.outputs, strict=True):
         assert np.array_equal(a, b), f"max |diff| {np.abs(a - b).max():.3g} of max {np.abs(a).max():.3g}"
+    return original, ours
+
+
+def _same_as_plugin(model: ov.Model, feed: dict[str, np.ndarray], tmp_path: Path) -> Path:
+    """`_plugin_runs`, for a test that reads lpt's output: returns its path."""
+    _plugin_runs(model, feed, tmp_path)
     return tmp_path / "lpt.xml"
 
 
@@ -211,14 +217,13 @@ def test_a_scale_lpt_folds_into_a_fake_quantize_after_a_concat_is_written_back(t
     smoothed = ops.multiply(embedding, ops.constant(np.linspace(0.9, 1.3, 32, dtype=np.float32).reshape(1, 32)))
     out = ops.matmul(_fq(smoothed, -0.9, 0.92), _i8_weights((8, 32)), False, True)
     feed = {"t": RNG.uniform(-3, 3, (1, 16)).astype(np.float32)}
-    written = _same_as_plugin(ov.Model([out], [t], "timestep"), feed, tmp_path)
+    original, ours = _plugin_runs(ov.Model([out], [t], "timestep"), feed, tmp_path)
 
-    def fake_quantizes_and_concat(path: Path) -> tuple[int, str]:
-        layers = plugin_run(path, feed).layers
-        concat = next(layer for layer in layers if layer.layer_type == "Concatenation")
-        return sum(layer.layer_type == "FakeQuantize" for layer in layers), concat.runtime_precision
+    def fake_quantizes_and_concat(run: PluginRun) -> tuple[int, str]:
+        concat = next(layer for layer in run.layers if layer.layer_type == "Concatenation")
+        return sum(layer.layer_type == "FakeQuantize" for layer in run.layers), concat.runtime_precision
 
-    assert fake_quantizes_and_concat(written) == fake_quantizes_and_concat(tmp_path / "m.xml") == (1, "f32")
+    assert fake_quantizes_and_concat(ours) == fake_quantizes_and_concat(original) == (1, "f32")
 
 
 @pytest.mark.parametrize("crossed", ["Relu", "Relu+MaxPool"])
@@ -265,11 +270,9 @@ def test_a_scale_in_front_of_a_relu_goes_into_the_next_fake_quantize(tmp_path: P
     assert not any(n.type == "Relu" for n in lpt)
 
 
-def _runtime_fc_names(path: Path, feed: dict[str, np.ndarray]) -> list[str]:
-    """Names of the INT8 FullyConnected layers of the plugin's runtime model (in a child
-    process), in order; a name the plugin made up, `Multiply_<n>`, as `Multiply_*`."""
-    run = plugin_run(path, feed)
-    assert run.ok, run.error
+def _runtime_fc_names(run: PluginRun) -> list[str]:
+    """Names of the INT8 FullyConnected layers of a runtime model, in order; a name the plugin
+    made up, `Multiply_<n>`, as `Multiply_*`."""
     return [re.sub(r"^Multiply_\d+$", "Multiply_*", layer.name) for layer in run.layers
             if layer.layer_type == "FullyConnected" and layer.computes_low]
 
@@ -303,10 +306,10 @@ def test_residual_add_after_a_separated_dequantization_keeps_the_plugin_s_full_p
                                              f"b{block}.mlp3")).output(0)
     model = ov.Model([ops.result(residual)], [x])
     feed = {"x": RNG.standard_normal((1, 7, 7, channels)).astype(np.float32)}
-    ours = _same_as_plugin(model, feed, tmp_path)
-    expected = _runtime_fc_names(tmp_path / "m.xml", feed)
+    original, ours = _plugin_runs(model, feed, tmp_path)
+    expected = _runtime_fc_names(original)
     assert "b1.mlp3/DequantizationMultiply" in expected
-    assert _runtime_fc_names(ours, feed) == expected
+    assert _runtime_fc_names(ours) == expected
 
 
 def test_a_nearest_upsampling_runs_on_u8_as_in_the_plugin(tmp_path: Path) -> None:
@@ -323,8 +326,7 @@ def test_a_nearest_upsampling_runs_on_u8_as_in_the_plugin(tmp_path: Path) -> Non
     out = ops.convolution(joined, _i8_weights((4, 16, 1, 1)), [1, 1], [0, 0], [0, 0], [1, 1])
     feed = {"x": RNG.uniform(0, 2, (1, 8, 6, 6)).astype(np.float32),
             "y": RNG.normal(0, 1, (1, 8, 12, 12)).astype(np.float32)}
-    _same_as_plugin(ov.Model([out], [x, y], "upsample"), feed, tmp_path)
-    plugin = plugin_run(tmp_path / "m.xml", feed)
+    plugin, _ = _plugin_runs(ov.Model([out], [x, y], "upsample"), feed, tmp_path)
     assert [layer.runtime_precision for layer in plugin.layers if layer.layer_type == "Interpolate"] == ["u8"]
     graph = read_ir(tmp_path / "m.xml")
     run_pipeline(graph, load_config("cpu"))
