@@ -366,16 +366,18 @@ def test_gpu_sdpa_keep_rule(head, rank4, dtype, xmx, kept):
 
 def test_gpu_decomposes_a_small_head_sdpa_and_quantizes_its_matmuls():
     """scaled_dot_product_attention_decomposition.cpp under the GPU callback (head 32 without XMX):
-    Q * 1/sqrt(32) -> MatMul(., K^T) -> Softmax -> MatMul(., V) named after the SDPA; TransposeMatMul
-    (matmul_sr.cpp) folds K's Transpose into transpose_b; LPT's MatMulTransformation takes Q.K^T (the
-    Softmax output is not quantized here, so the second MatMul stays)."""
+    MatMul(Q, K^T) * 1/sqrt(32) -> Softmax -> MatMul(., V) named after the SDPA; MatMulMultiplyFusion
+    moves the scale onto K^T, so TransposeMatMul finds no Transpose feeding the MatMul; LPT's
+    MatMulTransformation takes Q.K^T on u8 (the Softmax output is not quantized here, so the second
+    MatMul stays)."""
     g = _attention(32)
     out = run_pipeline(g, load_config("gpu"))
     last = named(g, "attention")
     assert last.type == "MatMul" and last.input_node(0).type in ("Softmax", "Multiply")
     scores = [n for n in g if n.type == "MatMul" and n is not last]
-    assert len(scores) == 1 and scores[0].attr_bool("transpose_b")
-    assert out.applied["MatMulTransformation"] == 1 and scores[0].input_value(0).element_type.name == "u8"
+    assert len(scores) == 1 and not scores[0].attr_bool("transpose_b")
+    assert out.applied["MatMulTransformation"] == 1
+    assert [v.element_type.name for v in scores[0].input_values()] == ["u8", "u8"]
     kept = _attention(32)
     run_pipeline(kept, load_config("gpu-xmx"))
     assert named(kept, "attention").type == "ScaledDotProductAttention"

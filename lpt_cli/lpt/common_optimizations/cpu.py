@@ -19,6 +19,7 @@ from .mvn import cpu_runs_mvn, mark_mvn_decomposition
 from .nop_elimination import eliminate_eltwise
 from .pooling import convert_avg_pool_14, convert_max_pool_8, convert_max_pool_14
 from .quantized import SUPPORTED_LEVELS
+from .sdpa import cpu_decompose_sdpa
 from .shape_folding import fold_shape_subgraphs
 from .shared_ops import share_equal_ops
 from .steps import Plugin, SubPasses
@@ -43,7 +44,10 @@ def passes(inference_precision: ElementType = f32) -> SubPasses:
         ("SharedOpOptimization", share_equal_ops),
         ("EliminateEltwise", eliminate_eltwise),
         ("MVN6Decomposition", partial(mark_mvn_decomposition, runs=cpu_runs_mvn)),
+        ("ScaledDotProductAttentionDecomposition", cpu_decompose_sdpa),
         ("BatchNormDecomposition", decompose_batch_norm),
+        # NopElimination after CommonDecompositions: an SDPA's scale of 1 and zero mask leave
+        ("EliminateEltwise", eliminate_eltwise),
         ("LinOpSequenceFusion", fuse_lin_op_sequences),
         ("ConvolutionMultiplyFusion", fuse_convolution_multiply),
         ("MatMulMultiplyFusion", fuse_matmul_multiply),

@@ -1,15 +1,17 @@
-"""ScaledDotProductAttentionDecomposition (CommonOptimizations) with the GPU plugin's callback.
+"""ScaledDotProductAttentionDecomposition (CommonOptimizations) with the CPU and GPU plugins' callbacks.
 
-The GPU plugin keeps an SDPA its kernels run (transformations_pipeline.cpp, the callback on
+The CPU plugin keeps an SDPA only in a model with state (`cpu_decompose_sdpa`). The GPU plugin keeps an SDPA its kernels run (transformations_pipeline.cpp, the callback on
 ScaledDotProductAttentionDecomposition): f16 output, Q, K and V of rank 4 with one static head
 size, and either a GPU with XMX (and oneDNN's micro-kernels) and a head size of at most 256, or a
 head size that is a multiple of 16 between 64 and 256. Every other SDPA is decomposed before LPT
 (scaled_dot_product_attention_decomposition.cpp), so its MatMuls are ones LPT can quantize:
-`Q * scale -> MatMul(., Transpose(K, last two axes swapped)) [+ mask] -> Softmax(-1) -> MatMul(., V)`,
-the last MatMul named after the SDPA. `scale` is 1/sqrt(head) in Q's type (the plugin folds it)
-unless the SDPA has a scale input; a head size known only at run time gives the plugin's
-`ShapeOf -> Gather(-1) -> ConvertLike -> Sqrt -> Divide(1, .)`. A boolean mask becomes
-`Select(LogicalNot(mask), ConvertLike(mask), -inf)` as the source writes it, a float mask is added.
+`MatMul(Q, Transpose(K, last two axes swapped)) * scale [+ mask] -> Softmax(-1) -> MatMul(., V)`,
+the last MatMul named after the SDPA: the 2026.4 plugins' graph before their LPT, measured by
+serialize tracing (the scale multiplies the scores; the CPU plugin's MatMulMultiplyFusion then
+moves it onto K). `scale` is 1/sqrt(head) in Q's type (the plugin folds it) unless the SDPA has a
+scale input; a head size known only at run time gives the plugin's
+`ShapeOf -> Gather(-1) -> ConvertLike -> Sqrt -> Divide(1, .)`. A boolean mask, True where a key
+takes part, becomes `Select(mask, 0, -inf)`; a float mask is added.
 Not modelled (README): a causal SDPA (its mask is a run-time Range/Select subgraph) and inputs of
 dynamic rank; lpt leaves those SDPAs whole.
 """
@@ -73,24 +75,23 @@ def _decompose(graph: Graph, node: Node) -> bool:
     if len(key.shape) < 2 or len(query.shape) < 2:
         return False
     scale = node.input_value(4) if len(node.inputs) > 4 else _scale(graph, query)
-    q_scaled = _op(graph, "Multiply", [query, scale], broadcast_shapes(query.shape, scale.shape), like=query,
-                   attrs={"auto_broadcast": "numpy"})
     rank = len(key.shape)
     order = graph.add_constant(np.array([*range(rank - 2), rank - 1, rank - 2], np.int32)).output()
     k_shape = (*key.shape[:-2], key.shape[-1], key.shape[-2])
     k_transposed = _op(graph, "Transpose", [key, order], k_shape, like=key)
-    batch = broadcast_shapes(q_scaled.shape[:-2], k_shape[:-2]) if q_scaled.shape else None
-    scores_shape: Shape = None if batch is None or q_scaled.shape is None else (*batch, q_scaled.shape[-2], k_shape[-1])
-    scores = _op(graph, "MatMul", [q_scaled, k_transposed], scores_shape, like=query,
+    batch = broadcast_shapes(query.shape[:-2], k_shape[:-2])
+    scores_shape: Shape = None if batch is None else (*batch, query.shape[-2], k_shape[-1])
+    scores = _op(graph, "MatMul", [query, k_transposed], scores_shape, like=query,
                  attrs={"transpose_a": "false", "transpose_b": "false"})
+    scores = _op(graph, "Multiply", [scores, scale], broadcast_shapes(scores.shape, scale.shape), like=scores,
+                 attrs={"auto_broadcast": "numpy"})
     if len(node.inputs) > 3:
         mask = node.input_value(3)
         if mask.element_type.kind == "bool":
-            minus_inf = graph.add_constant(np.asarray(-np.inf, scores.element_type.dtype or np.float32),
-                                           scores.element_type).output()
-            as_float = _op(graph, "ConvertLike", [mask, scores], mask.shape, like=scores)
-            inverted = graph.add_node("LogicalNot", [mask], outputs=[("boolean", mask.shape)]).output()
-            mask = _op(graph, "Select", [inverted, as_float, minus_inf], mask.shape, like=scores,
+            dtype = scores.element_type.dtype or np.float32
+            zero, minus_inf = (graph.add_constant(np.asarray(v, dtype), scores.element_type).output()
+                               for v in (0, -np.inf))
+            mask = _op(graph, "Select", [mask, zero, minus_inf], mask.shape, like=scores,
                        attrs={"auto_broadcast": "numpy"})
         scores = _op(graph, "Add", [scores, mask], broadcast_shapes(scores.shape, mask.shape), like=scores,
                      attrs={"auto_broadcast": "numpy"})
@@ -110,3 +111,14 @@ def decompose_sdpa(graph: Graph, keeps: Callable[[Node], bool]) -> int:
     """Decomposes every ScaledDotProductAttention `keeps` (the plugin's callback) refuses; returns how many."""
     return sum(_decompose(graph, node) for node in list(graph)
                if node.type == "ScaledDotProductAttention" and node.alive and not keeps(node))
+
+
+def cpu_decompose_sdpa(graph: Graph) -> int:
+    """The CPU plugin's ScaledDotProductAttentionDecomposition: its callback keeps an SDPA only in a
+    model with state (variables: ReadValue/Assign, an LLM's KV cache), where its SDPA kernel is
+    meant to run (transformation_pipeline.cpp); in any other model every SDPA is decomposed before
+    LPT, so LPT sees `Q x K^T` as a MatMul whose inputs it can quantize. In a stateful model lpt
+    keeps every SDPA (the kernel's own support check is not modelled)."""
+    if any(node.type in ("ReadValue", "Assign") for node in graph):
+        return 0
+    return decompose_sdpa(graph, keeps=lambda node: False)
