@@ -7,6 +7,7 @@ import pytest
 from lpt_cli.ir import Graph, Output
 from lpt_cli.lpt.surgery.constants import DISABLE_CONSTANT_FOLDING
 from lpt_cli.lpt.common_optimizations import is_function_quantized, run_common_optimizations
+from lpt_cli.lpt.common_optimizations.arithmetic import convert_divide, convert_subtract
 from lpt_cli.lpt.common_optimizations.batch_norm import decompose_batch_norm
 from lpt_cli.lpt.common_optimizations.constant_folding import fold_constants
 from lpt_cli.lpt.common_optimizations.interpolate import convert_interpolate_11
@@ -370,3 +371,62 @@ def test_interpolate_11_in_a_pillow_mode_stays() -> None:
     _interpolate_11(g, parameter(g, (1, 3, 4, 4)), "bilinear_pillow", True, True)
     assert convert_interpolate_11(g) == 0
     assert [n.version for n in g if n.type == "Interpolate"] == ["opset11"]
+
+
+def _named_eltwise(g: Graph, op: str, a: Output, b: Output, name: str) -> Output:
+    return g.add_node(op, [a, b], outputs=[(a.element_type, a.shape)], attrs={"auto_broadcast": "numpy"},
+                      name=name).output()
+
+
+def test_divides_become_multiplies_by_a_power_of_minus_one() -> None:
+    """convert_divide.cpp: `a / b` -> `a * Power(b, -1)`, a constant b folded to its reciprocal in
+    its type, `1 / b` -> `Power(b, -1)` alone; each takes the Divide's name."""
+    g = Graph()
+    x, y = parameter(g, (1, 4)), parameter(g, (1, 4))
+    for name, a, b in (("by_var", x, y), ("by_const", x, g.add_constant(np.float32(3)).output()),
+                       ("inverse", g.add_constant(np.float32(1)).output(), y)):
+        g.add_node("Result", [_named_eltwise(g, "Divide", a, b, name)])
+    assert convert_divide(g) == 3
+    by_var, by_const, inverse = (g.find(n) for n in ("by_var", "by_const", "inverse"))
+    assert by_var.type == "Multiply" and by_var.input_node(1).type == "Power"
+    assert by_var.input_node(1).input_node(1).value == np.float32(-1)
+    assert by_const.type == "Multiply" and by_const.input_node(1).value == np.float32(1) / np.float32(3)
+    assert inverse.type == "Power" and inverse.input_value(0) is y
+    assert not any(n.type == "Divide" for n in g)
+
+
+def test_integer_divides_and_divides_that_compute_a_shape_stay() -> None:
+    """ConvertDivide skips integers; MarkDividesInShapeSubgraphs keeps a real Divide upstream of an
+    input shape inference reads (a Reshape's target shape), up to the ShapeOf."""
+    g = Graph()
+    x = parameter(g, (2, 8))
+    dims = convert(g, g.add_node("ShapeOf", [x], outputs=[("i64", (2,))], version="opset3").output(), "f32")
+    half = _named_eltwise(g, "Divide", dims, g.add_constant(np.float32(2)).output(), "half")
+    target = convert(g, half, "i64")
+    reshaped = g.add_node("Reshape", [x, target], outputs=[("f32", None)], attrs={"special_zero": "false"})
+    count = _named_eltwise(g, "Divide", g.add_constant(np.int32(6)).output(), g.add_constant(np.int32(4)).output(), "ints")
+    g.add_node("Result", [reshaped.output()])
+    g.add_node("Result", [count])
+    assert convert_divide(g) == 0
+    assert g.find("half").type == "Divide" and g.find("ints").type == "Divide"
+
+
+def test_subtracts_become_adds_but_a_dequantization_s_stays() -> None:
+    """convert_subtract.cpp: `a - b` -> `a + b * -1` (a constant b negated in place), named after
+    the Subtract; not the Subtract of `Convert(u8) -> Subtract -> Multiply`, which MarkDequantization
+    marks, nor one whose second input is unsigned."""
+    g = Graph()
+    x, y = parameter(g, (1, 4)), parameter(g, (1, 4))
+    g.add_node("Result", [_named_eltwise(g, "Subtract", x, y, "by_var")])
+    g.add_node("Result", [_named_eltwise(g, "Subtract", x, g.add_constant(np.float32(3)).output(), "by_const")])
+    data = convert(g, parameter(g, (1, 4), "u8"), "f32")
+    shifted = _named_eltwise(g, "Subtract", data, g.add_constant(np.float32(128)).output(), "zero_point")
+    g.add_node("Result", [_named_eltwise(g, "Multiply", shifted, g.add_constant(np.float32(0.1)).output(), "scale")])
+    counts = parameter(g, (1, 4), "u8")
+    g.add_node("Result", [_named_eltwise(g, "Subtract", counts, g.add_constant(np.uint8(1)).output(), "unsigned")])
+    assert convert_subtract(g) == 2
+    by_var, by_const = g.find("by_var"), g.find("by_const")
+    assert by_var.type == "Add" and by_var.input_node(1).type == "Multiply"
+    assert by_var.input_node(1).input_value(0) is y and by_var.input_node(1).input_node(1).value == np.float32(-1)
+    assert by_const.type == "Add" and by_const.input_node(1).value == np.float32(-3)
+    assert g.find("zero_point").type == "Subtract" and g.find("unsigned").type == "Subtract"

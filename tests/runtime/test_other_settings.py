@@ -16,7 +16,7 @@ from lpt_cli.ir.writer import write_ir
 from lpt_cli.lpt.engine.config import load_config
 from lpt_cli.lpt.engine.pipeline import run_pipeline
 from lpt_cli.runtime.oracle import PluginRun, plugin_run
-from lpt_cli.runtime.plugin_trace import plugin_lpt_snapshots
+from lpt_cli.runtime.plugin_trace import differences, plugin_lpt_snapshots
 
 pytestmark = pytest.mark.slow
 RNG = np.random.default_rng(23)
@@ -399,3 +399,21 @@ def test_a_boolean_attention_mask_keeps_the_keys_it_marks_true(tmp_path: Path) -
     assert original.ok and ours.ok, (original.error, ours.error)
     # not bit-exact on so small a model: the plugin's attention kernel differs in the last bit
     np.testing.assert_allclose(ours.outputs[0], original.outputs[0], rtol=0, atol=1e-6)
+
+
+def test_divides_and_subtracts_reach_lpt_as_the_plugin_s_multiplies_and_adds(tmp_path: Path) -> None:
+    """The CPU plugin's CommonDecompositions turn `a / b` into `a * Power(b, -1)` (a constant b into
+    its reciprocal) and `a - b` into `a + b * -1` before its LPT; lpt kept them, so its LPT worked on
+    other ops than the plugin's (LPT has no Divide transformation: a dequantization stops there)."""
+    x, y = (ops.parameter([1, 4, 8], np.float32, name=n) for n in "xy")
+    a = _fq(x, 0.0, 2.0)
+    outputs = [ops.divide(a, y), ops.divide(a, ops.constant(np.float32(3.0))), ops.subtract(a, y),
+               ops.subtract(y, ops.constant(np.float32(3.0))), ops.divide(ops.constant(np.float32(1.0)), y)]
+    feed = {n: RNG.uniform(0.5, 2, (1, 4, 8)).astype(np.float32) for n in "xy"}
+    written = _same_as_plugin(ov.Model(outputs, [x, y], "arithmetic"), feed, tmp_path)
+    assert not any(n.type in ("Divide", "Subtract") for n in read_ir(written))
+    _, plugin_after = plugin_lpt_snapshots(tmp_path / "m.xml", tmp_path)
+    graph = read_ir(tmp_path / "m.xml")
+    run_pipeline(graph, load_config("cpu"))
+    write_ir(graph, tmp_path / "lowp.xml", dialect="lowp")
+    assert differences(read_ir(plugin_after), read_ir(tmp_path / "lowp.xml")) == []

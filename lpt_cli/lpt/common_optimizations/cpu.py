@@ -6,6 +6,7 @@ from __future__ import annotations
 from functools import partial
 
 from ...ir.eltypes import ElementType, f32
+from .arithmetic import convert_divide, convert_subtract
 from .batch_norm import decompose_batch_norm
 from .constant_folding import fold_constants
 from .conv_multiply import fuse_convolution_multiply
@@ -43,9 +44,12 @@ def passes(inference_precision: ElementType = f32) -> SubPasses:
         ("ConstantFolding", fold_constants),
         ("SharedOpOptimization", share_equal_ops),
         ("EliminateEltwise", eliminate_eltwise),
+        ("SharedOpOptimization", share_equal_ops),  # MOC runs it again near its end
         ("MVN6Decomposition", partial(mark_mvn_decomposition, runs=cpu_runs_mvn)),
         ("ScaledDotProductAttentionDecomposition", cpu_decompose_sdpa),
         ("BatchNormDecomposition", decompose_batch_norm),
+        ("ConvertSubtract", convert_subtract),
+        ("ConvertDivide", convert_divide),
         # NopElimination after CommonDecompositions: an SDPA's scale of 1 and zero mask leave
         ("EliminateEltwise", eliminate_eltwise),
         ("LinOpSequenceFusion", fuse_lin_op_sequences),
@@ -54,7 +58,6 @@ def passes(inference_precision: ElementType = f32) -> SubPasses:
         ("ShapeOfConstantFolding", fold_shape_subgraphs),
         ("ConstantFolding", fold_constants),
         ("FakeQuantizeFusions", partial(fuse_fake_quantizes, runs=cpu_runs_fake_quantize)),
-        ("SharedOpOptimization", share_equal_ops),
         # CommonOptimizations' opset conversions, after MOC
         ("ConvertInterpolate11ToInterpolate4", convert_interpolate_11),
     )

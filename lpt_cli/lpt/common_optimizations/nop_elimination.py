@@ -30,14 +30,13 @@ def _is_dequantization(node: Node) -> bool:
             and parent.output().element_type.is_real)
 
 
-def _neutral_constant(node: Node, index: int) -> bool:
-    """Input `index` is a Constant whose elements all equal the op's neutral value."""
-    constant = node.input_node(index)
+def _neutral_constant(op_type: str, constant: Node) -> bool:
+    """`constant` is a Constant whose elements all equal `op_type`'s neutral value."""
     if constant.type != "Constant" or constant.output().element_type.name not in (
             "f32", "f16", "bf16", "f64", "i8", "u8", "i16", "u16"):
         return False
     values = np.asarray(constant.value).reshape(-1)
-    return values.size > 0 and bool(np.all(values.astype(np.float32) == np.float32(_NEUTRAL[node.type])))
+    return values.size > 0 and bool(np.all(values.astype(np.float32) == np.float32(_NEUTRAL[op_type])))
 
 
 def _broadcasts_nothing(constant: Output, data: Output) -> bool:
@@ -50,13 +49,18 @@ def _broadcasts_nothing(constant: Output, data: Output) -> bool:
     return all(c == 1 or d == c for c, d in zip(reversed(shape), reversed(data.shape)))
 
 
+def neutral_operand(op_type: str, operand: Output, data: Output) -> bool:
+    """`data op operand` has `data`'s values and shape: a neutral Constant that broadcasts no dimension."""
+    return _neutral_constant(op_type, operand.node) and _broadcasts_nothing(operand, data)
+
+
 def _eliminable(node: Node) -> Output | None:
     """The input that replaces `node`, when `node` is a neutral eltwise."""
     if node.type not in _NEUTRAL or len(node.inputs) != 2 or _is_dequantization(node):
         return None
     for index in ((1, 0) if node.type in _COMMUTATIVE else (1,)):
         data = node.inputs[1 - index].source
-        if _neutral_constant(node, index) and _broadcasts_nothing(node.inputs[index].source, data) \
+        if neutral_operand(node.type, node.inputs[index].source, data) \
                 and data.element_type == node.output().element_type:
             return data
     return None
