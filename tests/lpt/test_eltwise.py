@@ -320,3 +320,24 @@ def test_add_after_separation_counts_the_replaced_add_as_a_consumer():
     add = output(graph, "Add", [shared, parameter(graph, "z", "f32")])
     assert run(graph, "AddTransformation") == {"AddTransformation": 1}
     assert add.alive is False or add.output().uses[0].node.type == "Multiply"
+
+
+@pytest.mark.parametrize("to_result", [False, True])
+def test_add_with_a_constant_keeps_the_plugin_s_names(to_result):
+    """NetworkHelper::swapMultiplyAndAdd and replaceToSubtract: the Subtract that takes the Add's
+    place keeps the Add's name and the dequantization Multiply moved after it keeps its own
+    (`x/DequantizationMultiply`, as the plugin's runtime model lists them); before a model output
+    (updateOutput) the Multiply takes the Add's name and the Subtract becomes `add_original`."""
+    g = Graph()
+    x = dequantize(g, parameter(g, "x", "i8"), 5.0)
+    g.rename(x.node, "x/DequantizationMultiply")
+    c = g.add_constant(np.array([10, 5, 2], np.float32).reshape(1, 3, 1, 1), "f32").output()
+    add = g.add_node("Add", [x, c], outputs=[("f32", SHAPE)], name="add")
+    tail = add if to_result else g.add_node("Relu", [add.output()], outputs=[("f32", SHAPE)], name="relu")
+    g.add_node("Result", [tail.output()])
+    run(g, "AddTransformation")
+    multiply = g.find("add") if to_result else g.find("relu").input_node(0)
+    subtract = multiply.input_node(0)
+    assert (multiply.type, subtract.type) == ("Multiply", "Subtract")
+    expected = ("add", "add_original") if to_result else ("x/DequantizationMultiply", "add")
+    assert (multiply.name, subtract.name) == expected

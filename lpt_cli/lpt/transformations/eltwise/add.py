@@ -83,6 +83,7 @@ class AddTransformation(Transformation):
             fold_dequantization(add, 1, precisions)
             return self.reject(add, "no_scale", "no dequantization Multiply next to the constant")
         fold_dequantization(add, 1 - multiply_branch, precisions)
+        name = add.name
         constant = add.input_node(1 - multiply_branch)
         original = SwappedAdd(constant.constant_data) if constant.type == "Constant" else None
         multiply = swap_multiply_and_add(add, multiply_branch)
@@ -94,6 +95,10 @@ class AddTransformation(Transformation):
             if fused is None and original is not None:  # the runtime dialect may write x*a + b back
                 multiply.annotations[SWAPPED_ADD] = original
             inner = fused or _replace_to_subtract(inner) or inner
+        if any(use.node.type == "Result" for use in multiply.output().uses):  # updateOutput
+            graph = add.graph
+            graph.rename(inner, graph.unique_name(f"{name}_original"))
+            graph.rename(multiply, graph.unique_name(name))
         return True
 
     def _with_two_branches(self, add: Node, full: int) -> bool:

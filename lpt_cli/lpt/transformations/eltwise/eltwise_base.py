@@ -211,7 +211,9 @@ def binary(graph: Graph, op_type: str, a: Output, b: Output, out_type: ElementTy
 
 
 def swap_multiply_and_add(add: Node, multiply_branch: int) -> Node:
-    """`x*a + b` -> `(x + b/a) * a`; returns the new Multiply (or `add` when there is no `a`)."""
+    """`x*a + b` -> `(x + b/a) * a`; returns the new Multiply (or `add` when there is no `a`). As
+    NetworkHelper::swapMultiplyAndAdd names them: the new Add after the Add, the new Multiply after
+    the dequantization Multiply it moves (`conv/DequantizationMultiply` stays so named)."""
     graph = add.graph
     multiply = add.input_node(multiply_branch)
     if multiply.input_node(1).type == "Constant":
@@ -228,7 +230,10 @@ def swap_multiply_and_add(add: Node, multiply_branch: int) -> Node:
     data = multiply.input_value(data_index)
     new_add = binary(graph, "Add", data, b_div_a.output(), data.element_type)
     new_multiply = binary(graph, "Multiply", new_add.output(), a.output(), multiply.output().element_type)
+    add_name, multiply_name = add.name, multiply.name
     replace_node(add, new_multiply)
+    graph.rename(new_multiply, graph.unique_name(multiply_name))
+    graph.rename(new_add, graph.unique_name(add_name))
     return new_multiply
 
 
