@@ -13,7 +13,7 @@ from lpt_cli.lpt.common_optimizations.constant_folding import fold_constants
 from lpt_cli.lpt.common_optimizations.interpolate import convert_interpolate_11
 from lpt_cli.lpt.common_optimizations.mark_dequantization import mark_dequantization
 from lpt_cli.lpt.common_optimizations.matmul_multiply import fuse_matmul_multiply
-from lpt_cli.lpt.common_optimizations.nop_elimination import eliminate_eltwise
+from lpt_cli.lpt.common_optimizations.nop_elimination import eliminate_eltwise, squeezes_to_reshapes
 from lpt_cli.lpt.common_optimizations.shape_folding import fold_shape_subgraphs
 from lpt_cli.lpt.common_optimizations.shared_ops import share_equal_ops
 
@@ -430,3 +430,29 @@ def test_subtracts_become_adds_but_a_dequantization_s_stays() -> None:
     assert by_var.input_node(1).input_value(0) is y and by_var.input_node(1).input_node(1).value == np.float32(-1)
     assert by_const.type == "Add" and by_const.input_node(1).value == np.float32(-3)
     assert g.find("zero_point").type == "Subtract" and g.find("unsigned").type == "Subtract"
+
+
+def _reshaping(g: Graph, op: str, x: Output, axes: list[int], shape: tuple[int, ...], name: str) -> Output:
+    return g.add_node(op, [x, g.add_constant(np.array(axes, np.int64)).output()], outputs=[(x.element_type, shape)],
+                      name=name).output()
+
+
+def test_squeezes_and_unsqueezes_of_a_known_shape_become_reshapes() -> None:
+    """nop_elimination.cpp, EliminateUnsqueeze/EliminateSqueeze: an output rank known and not 0 with
+    at most one dynamic dimension gives a Reshape to that shape (-1 for the dynamic one) that takes
+    the op's name, a Squeeze/Unsqueeze/Reshape before it taken in, and no op at all when the shape
+    does not change; two dynamic dimensions keep the op."""
+    g = Graph()
+    x = parameter(g, (-1, 4, 8))
+    unsqueezed = _reshaping(g, "Unsqueeze", x, [1], (-1, 1, 4, 8), "unsqueeze")
+    g.add_node("Result", [_reshaping(g, "Squeeze", unsqueezed, [1], (-1, 4, 8), "round_trip")])
+    g.add_node("Result", [_reshaping(g, "Unsqueeze", unsqueezed, [0], (1, -1, 1, 4, 8), "twice")])
+    y = g.add_node("Parameter", outputs=[("f32", (-1, -1, 1))], name="y").output()
+    g.add_node("Result", [_reshaping(g, "Squeeze", y, [2], (-1, -1), "two_dynamic")])
+    assert squeezes_to_reshapes(g) == 3
+    twice = g.find("twice")
+    assert twice.type == "Reshape" and twice.input_value(0) is x
+    assert list(twice.input_node(1).value) == [1, -1, 1, 4, 8] and twice.attrs["special_zero"] == "false"
+    assert not any(n.name == "round_trip" and n.type == "Squeeze" for n in g)  # the Unsqueeze's input again
+    assert g.results[0].input_value(0) is x
+    assert g.find("two_dynamic").type == "Squeeze"

@@ -17,7 +17,7 @@ from .lin_op_sequence import fuse_lin_op_sequences
 from .mark_dequantization import mark_dequantization
 from .matmul_multiply import fuse_matmul_multiply
 from .mvn import cpu_runs_mvn, mark_mvn_decomposition
-from .nop_elimination import eliminate_eltwise
+from .nop_elimination import eliminate_eltwise, squeezes_to_reshapes
 from .pooling import convert_avg_pool_14, convert_max_pool_8, convert_max_pool_14
 from .quantized import SUPPORTED_LEVELS
 from .sdpa import cpu_decompose_sdpa
@@ -44,6 +44,7 @@ def passes(inference_precision: ElementType = f32) -> SubPasses:
         ("ConstantFolding", fold_constants),
         ("SharedOpOptimization", share_equal_ops),
         ("EliminateEltwise", eliminate_eltwise),
+        ("EliminateSqueeze", squeezes_to_reshapes),
         ("SharedOpOptimization", share_equal_ops),  # MOC runs it again near its end
         ("MVN6Decomposition", partial(mark_mvn_decomposition, runs=cpu_runs_mvn)),
         ("ScaledDotProductAttentionDecomposition", cpu_decompose_sdpa),

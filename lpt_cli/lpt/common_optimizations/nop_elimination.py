@@ -7,6 +7,11 @@ LPT sees `Concat -> Relu -> FakeQuantize` and moves the FakeQuantize above the C
 Multiply kept, lpt did not (7.3e-3 of max). A dequantization (`Convert(integer) -> [Subtract]
 -> Multiply`, also the `Multiply(1.0)` of lpt's own runtime dialect) is never eliminated, as in
 OpenVINO's can_eliminate_eltwise_node (transformations/utils/utils.cpp).
+
+EliminateSqueeze and EliminateUnsqueeze (the same NopElimination) turn a Squeeze or an Unsqueeze
+whose output rank is known, not 0, with at most one dynamic dimension into a Reshape to that shape
+(a Reshape, Squeeze or Unsqueeze before it taken in; none at all when the shape does not change).
+LPT moves a dequantization through a Reshape by other rules than through an Unsqueeze.
 """
 from __future__ import annotations
 
@@ -14,6 +19,8 @@ import numpy as np
 
 from ...ir import Graph, Node, Output
 from ..surgery.constants import remove_unused
+
+_RESHAPES = ("Reshape", "Squeeze", "Unsqueeze")
 
 _NEUTRAL = {"Add": 0.0, "Subtract": 0.0, "Multiply": 1.0, "Divide": 1.0}
 _COMMUTATIVE = ("Add", "Multiply")
@@ -66,6 +73,19 @@ def _eliminable(node: Node) -> Output | None:
     return None
 
 
+def _bypass(node: Node, data: Output) -> None:
+    """replace_output_update_name: `data` takes `node`'s consumers (and its name before a Result)."""
+    graph, out = node.graph, node.output()
+    names, out.names = out.names, None
+    feeds_result = any(use.node.type == "Result" for use in out.uses)
+    out.replace_all_uses_with(data)
+    data.names = data.names or names
+    name = node.name
+    remove_unused(node)
+    if feeds_result and data.node.type not in ("Parameter", "Constant"):
+        graph.rename(data.node, name)
+
+
 def eliminate_eltwise(graph: Graph) -> int:
     """Removes every neutral Add/Subtract/Multiply/Divide; returns how many."""
     removed = 0
@@ -73,16 +93,35 @@ def eliminate_eltwise(graph: Graph) -> int:
         if not node.alive:
             continue
         data = _eliminable(node)
-        if data is None:
-            continue
-        out = node.output()
-        names, out.names = out.names, None
-        feeds_result = any(use.node.type == "Result" for use in out.uses)
-        out.replace_all_uses_with(data)
-        data.names = data.names or names
-        name = node.name
-        remove_unused(node)
-        if feeds_result and data.node.type not in ("Parameter", "Constant"):
-            graph.rename(data.node, name)  # replace_output_update_name: a Result keeps its producer's name
-        removed += 1
+        if data is not None:
+            _bypass(node, data)
+            removed += 1
     return removed
+
+
+def squeezes_to_reshapes(graph: Graph) -> int:
+    """Every opset-1 Squeeze/Unsqueeze of a known output shape with at most one dynamic dimension
+    becomes a Reshape (or leaves); returns how many."""
+    replaced = 0
+    for node in list(graph.topological_order()):
+        shape = node.output().shape if node.outputs else None
+        if not node.alive or node.type not in ("Squeeze", "Unsqueeze") or node.version != "opset1" \
+                or not shape or sum(d < 0 for d in shape) > 1:
+            continue
+        producer = node.input_node(0)
+        data = producer.input_value(0) if producer.type in _RESHAPES else node.input_value(0)
+        if data.shape == shape:
+            _bypass(node, data)
+        else:
+            target = graph.add_constant(np.array(shape, np.int64)).output()
+            reshape = graph.add_node("Reshape", [data, target], outputs=[(node.output().element_type, shape)],
+                                     attrs={"special_zero": "false"})
+            out = node.output()
+            names, out.names = out.names, None
+            out.replace_all_uses_with(reshape.output())
+            reshape.output().names = names
+            name = node.name
+            remove_unused(node)
+            graph.rename(reshape, name)
+        replaced += 1
+    return replaced
