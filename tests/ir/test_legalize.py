@@ -322,3 +322,26 @@ def test_scale_in_front_of_a_float_convolution_goes_back_across_the_relu(
         assert ignored.input_node(0) is relu
     else:
         assert relu.input_node(0).name == "conv" and ignored.input_node(0).name == "deq"
+
+
+def test_an_mvn_a_cpu_profile_decomposed_is_written_back_whole() -> None:
+    """The CPU profile decomposes an MVN its kernel cannot run so that LPT sees the plugin's ops;
+    the runtime dialect writes the MVN back on what `x - mean` took (its attributes, axes and
+    name), for the plugin to decompose as on the original: its Divide would otherwise meet the
+    plugin's ConvertDivide."""
+    from lpt_cli.lpt.common_optimizations.mvn import decompose_marked_mvns, mark_mvn_decomposition
+
+    g = Graph("mvn")
+    x = g.add_node("Parameter", outputs=[("f32", (1, 4, 4, 8))], name="x").outputs[0]
+    attrs = {"eps": "1e-05", "normalize_variance": "true", "eps_mode": "inside_sqrt"}
+    mvn = g.add_node("MVN", [x, g.add_constant(np.array([-1], np.int64)).outputs[0]], outputs=[("f32", (1, 4, 4, 8))],
+                     attrs=attrs, version="opset6", name="norm")
+    g.add_node("Result", [mvn.outputs[0]])
+    mark_mvn_decomposition(g)
+    assert decompose_marked_mvns(g) == 1 and g.find("norm").type == "Divide"
+    written = legalize_for_runtime(g)
+    back = written.find("norm")
+    assert back.type == "MVN" and back.attrs == attrs and back.input_node(0).name == "x"
+    assert back.input_node(1).value.tolist() == [-1]
+    assert not any(n.type in ("ReduceMean", "Sqrt", "Divide") for n in written)
+    assert g.find("norm").type == "Divide"  # lpt's own graph keeps the decomposition

@@ -456,3 +456,30 @@ def test_squeezes_and_unsqueezes_of_a_known_shape_become_reshapes() -> None:
     assert not any(n.name == "round_trip" and n.type == "Squeeze" for n in g)  # the Unsqueeze's input again
     assert g.results[0].input_value(0) is x
     assert g.find("two_dynamic").type == "Squeeze"
+
+
+@pytest.mark.parametrize("eps_mode", ["inside_sqrt", "outside_sqrt"])
+def test_an_mvn_the_cpu_kernel_cannot_run_becomes_the_plugin_s_decomposition(eps_mode: str) -> None:
+    """mvn6_decomposition.cpp: `d = x - ReduceMean(x)`, `d / Sqrt(ReduceMean(d ^ 2) + eps)` (outside:
+    `d / (Sqrt(ReduceMean(d ^ 2)) + eps)`), the Divide named after the MVN; an MVN the kernel runs
+    stays whole."""
+    from lpt_cli.lpt.common_optimizations.mvn import decompose_marked_mvns, mark_mvn_decomposition
+
+    g, kept = Graph(), Graph()
+    _mvn(g, (1, 4, 4, 8), [-1])
+    _mvn(kept, (1, 8, 4), [-1])
+    g.find("mvn").attrs["eps_mode"] = eps_mode
+    for graph in (g, kept):
+        mark_mvn_decomposition(graph)
+        decompose_marked_mvns(graph)
+    assert kept.find("mvn").type == "MVN"
+    divide = g.find("mvn")
+    assert divide.type == "Divide" and not any(n.type == "MVN" for n in g)
+    centred, root = divide.input_node(0), divide.input_node(1)
+    assert centred.type == "Subtract" and centred.input_node(1).type == "ReduceMean"
+    assert root.type == ("Sqrt" if eps_mode == "inside_sqrt" else "Add")
+    power = next(n for n in g if n.type == "Power")
+    eps_add = root.input_node(0) if eps_mode == "inside_sqrt" else root
+    assert power.input_node(1).value.tolist() == [2.0] and power.input_node(0) is centred
+    assert eps_add.type == "Add" and eps_add.input_node(1).value.tolist() == [np.float32(1e-6)]
+    assert centred.input_node(1).output().shape == (1, 4, 4, 1)

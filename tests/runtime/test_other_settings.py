@@ -417,3 +417,24 @@ def test_divides_and_subtracts_reach_lpt_as_the_plugin_s_multiplies_and_adds(tmp
     run_pipeline(graph, load_config("cpu"))
     write_ir(graph, tmp_path / "lowp.xml", dialect="lowp")
     assert differences(read_ir(plugin_after), read_ir(tmp_path / "lowp.xml")) == []
+
+
+def test_a_layer_norm_the_cpu_kernel_cannot_run_reaches_lpt_decomposed(tmp_path: Path) -> None:
+    """Swin's and ConvNeXt's LayerNorm over the last axis of an NHWC tensor: the CPU plugin
+    decomposes it (MVN6Decomposition) before its LPT, which then quantizes the FakeQuantize in front
+    of it to i8 through the ReduceMean and Subtract; lpt kept the MVN whole and that FakeQuantize in
+    f32 (swin_t's last norm)."""
+    x = ops.parameter([1, 7, 7, 32], np.float32, name="x")
+    y = ops.add(_fq(x, -4.0, 4.0 * 127 / 128), ops.constant(RNG.uniform(-1, 1, (1, 1, 1, 32)).astype(np.float32)))
+    norm = ops.mvn(_fq(y, -6.0, 6.0 * 127 / 128), ops.constant(np.array([-1], np.int64)), True, 1e-5, "inside_sqrt")
+    out = ops.matmul(_fq(norm, -3.0, 3.0 * 127 / 128), _i8_weights((16, 32)), False, True)
+    feed = {"x": RNG.uniform(-4, 4, (1, 7, 7, 32)).astype(np.float32)}
+    written = _same_as_plugin(ov.Model([out], [x], "layer_norm"), feed, tmp_path)
+    # the runtime dialect writes the MVN back for the plugin to decompose; LPT worked on its parts
+    assert [n.type for n in read_ir(written) if n.type == "MVN"] == ["MVN"]
+    _, plugin_after = plugin_lpt_snapshots(tmp_path / "m.xml", tmp_path)
+    graph = read_ir(tmp_path / "m.xml")
+    run_pipeline(graph, load_config("cpu"))
+    assert not any(n.type == "MVN" for n in graph)
+    write_ir(graph, tmp_path / "lowp.xml", dialect="lowp")
+    assert differences(read_ir(plugin_after), read_ir(tmp_path / "lowp.xml")) == []

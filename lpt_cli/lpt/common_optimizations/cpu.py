@@ -16,7 +16,7 @@ from .interpolate import convert_interpolate_11
 from .lin_op_sequence import fuse_lin_op_sequences
 from .mark_dequantization import mark_dequantization
 from .matmul_multiply import fuse_matmul_multiply
-from .mvn import cpu_runs_mvn, mark_mvn_decomposition
+from .mvn import cpu_runs_mvn, decompose_marked_mvns, mark_mvn_decomposition
 from .nop_elimination import eliminate_eltwise, squeezes_to_reshapes
 from .pooling import convert_avg_pool_14, convert_max_pool_8, convert_max_pool_14
 from .quantized import SUPPORTED_LEVELS
@@ -46,11 +46,12 @@ def passes(inference_precision: ElementType = f32) -> SubPasses:
         ("EliminateEltwise", eliminate_eltwise),
         ("EliminateSqueeze", squeezes_to_reshapes),
         ("SharedOpOptimization", share_equal_ops),  # MOC runs it again near its end
-        ("MVN6Decomposition", partial(mark_mvn_decomposition, runs=cpu_runs_mvn)),
+        ("MarkMVN6Decomposition", partial(mark_mvn_decomposition, runs=cpu_runs_mvn)),
         ("ScaledDotProductAttentionDecomposition", cpu_decompose_sdpa),
         ("BatchNormDecomposition", decompose_batch_norm),
         ("ConvertSubtract", convert_subtract),
         ("ConvertDivide", convert_divide),
+        ("MVN6Decomposition", decompose_marked_mvns),  # after ConvertDivide: its Divide stays
         # NopElimination after CommonDecompositions: an SDPA's scale of 1 and zero mask leave
         ("EliminateEltwise", eliminate_eltwise),
         ("LinOpSequenceFusion", fuse_lin_op_sequences),

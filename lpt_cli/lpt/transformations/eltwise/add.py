@@ -85,7 +85,7 @@ class AddTransformation(Transformation):
         fold_dequantization(add, 1 - multiply_branch, precisions)
         name = add.name
         constant = add.input_node(1 - multiply_branch)
-        original = SwappedAdd(constant.constant_data) if constant.type == "Constant" else None
+        original = SwappedAdd(constant.constant_data, name) if constant.type == "Constant" else None
         multiply = swap_multiply_and_add(add, multiply_branch)
         if multiply is add:
             return self.reject(add, "no_scale", "the dequantization Multiply has no constant")
