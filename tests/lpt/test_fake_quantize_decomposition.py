@@ -114,3 +114,21 @@ def test_integer_fq_with_dequantization_is_recomposed_to_the_required_precision(
     assert last.type == "Multiply" and _const(last) == pytest.approx(0.01)
     assert new_fq.type == "FakeQuantize" and new_fq.output().element_type == i8
     assert (_const(new_fq, 3), _const(new_fq, 4)) == (-128, 127)
+
+
+def test_a_convert_fused_into_its_fake_quantize_gives_it_its_name():
+    """NetworkHelper::fuseConvert: `FQ -> Convert(u8)` (a QDQ model read by OpenVINO: the Convert is
+    ONNX's QuantizeLinear) becomes one u8 FakeQuantize named after the Convert, as the plugin's
+    runtime model names it (not `x_QuantizeLinear_1`)."""
+    graph = Graph()
+    fq = fake_quantize(graph, parameter(graph), 0.0, 2.55, out_low=0.0, out_high=255.0)
+    to_u8 = graph.add_node("Convert", [fq.output()], outputs=[(u8, fq.output().shape)],
+                           attrs={"destination_type": "u8"}, name="x_QuantizeLinear")
+    convert = graph.add_node("Convert", [to_u8.output()], outputs=[(f32, fq.output().shape)],
+                             attrs={"destination_type": "f32"})
+    multiply = graph.add_node("Multiply", [convert.output(), graph.add_constant(0.01, f32).output()],
+                              outputs=[(f32, fq.output().shape)])
+    result(graph, multiply.output())
+    run_pipeline(graph, config_from_dict(ONLY_DECOMPOSITION))
+    fused = graph.find("x_QuantizeLinear")
+    assert fused.type == "FakeQuantize" and fused.output().element_type == u8

@@ -33,11 +33,13 @@ def fuse_convert(fq: Node) -> Node:
         return fq
     graph = fq.graph
     fused = graph.add_node("FakeQuantize", fq.input_values(), outputs=[(target, convert.output().shape)],
-                           attrs=dict(fq.attrs), version=fq.version, name=graph.unique_name(convert.name))
+                           attrs=dict(fq.attrs), version=fq.version)
     copy_info(fq, fused)
     convert.output().replace_all_uses_with(fused.output())
+    name = convert.name
     graph.remove(convert)
     graph.remove(fq)
+    graph.rename(fused, graph.unique_name(name))  # the Convert's own name, once it is free
     return fused
 
 
