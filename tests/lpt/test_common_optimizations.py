@@ -483,3 +483,19 @@ def test_an_mvn_the_cpu_kernel_cannot_run_becomes_the_plugin_s_decomposition(eps
     assert power.input_node(1).value.tolist() == [2.0] and power.input_node(0) is centred
     assert eps_add.type == "Add" and eps_add.input_node(1).value.tolist() == [np.float32(1e-6)]
     assert centred.input_node(1).output().shape == (1, 4, 4, 1)
+
+
+def test_a_range_of_constants_folds_into_the_axes_it_computes() -> None:
+    """ONNX's GlobalAveragePool read by OpenVINO reduces over `Range(2, rank, 1)`: once the rank is
+    a constant, ConstantFolding folds the Range, so LPT's ReduceMean sees constant axes (a QDQ
+    mobilenet_v2's pooled features ran on u8 in the plugin, stayed f32 in lpt)."""
+    g = Graph()
+    x = parameter(g, (1, 8, 4, 4))
+    ends = [g.add_constant(np.int64(v)).output() for v in (2, 4, 1)]
+    axes = g.add_node("Range", ends, outputs=[("i64", (2,))], version="opset4", attrs={"output_type": "i64"},
+                      name="axes").output()
+    pooled = g.add_node("ReduceMean", [x, axes], outputs=[("f32", (1, 8, 1, 1))], attrs={"keep_dims": "true"})
+    g.add_node("Result", [pooled.output()])
+    fold_constants(g)
+    folded = pooled.input_node(1)
+    assert folded.type == "Constant" and folded.value.tolist() == [2, 3] and folded.name == "axes"

@@ -105,6 +105,9 @@ def evaluate(node: Node, inputs: list[np.ndarray]) -> np.ndarray | None:
         return cast(inputs[0], out_type)
     if node.type == "Floor":
         return cast(np.floor(inputs[0]), out_type)
+    if node.type == "Range" and all(np.size(v) == 1 for v in inputs):  # ONNX GlobalAveragePool's axes
+        start, stop, step = (np.asarray(v).reshape(-1)[0] for v in inputs)
+        return cast(np.arange(start, stop, step), out_type) if step else None
     return None
 
 
