@@ -11,6 +11,7 @@ import openvino as ov
 import openvino.opset13 as ops
 import pytest
 
+from lpt_cli.ir.graph import Graph
 from lpt_cli.ir.reader import read_ir
 from lpt_cli.ir.writer import write_ir
 from lpt_cli.lpt.engine.config import load_config
@@ -42,18 +43,38 @@ def _i8_weights(shape: tuple[int, ...], rng: np.random.Generator | None = None) 
                         ops.constant(scale))
 
 
-def _plugin_runs(model: ov.Model, feed: dict[str, np.ndarray], tmp_path: Path) -> tuple[PluginRun, PluginRun]:
-    """Saves `model` as m.xml, runs lpt (cpu, runtime dialect) into lpt.xml, and asserts the
-    plugin computes the same bits on both; returns both runs (outputs and runtime layers)."""
-    ov.save_model(model, tmp_path / "m.xml", compress_to_fp16=False)
+def _lpt(tmp_path: Path) -> Graph:
+    """lpt's graph (cpu profile) of the model saved as m.xml."""
     graph = read_ir(tmp_path / "m.xml")
     run_pipeline(graph, load_config("cpu"))
-    write_ir(graph, tmp_path / "lpt.xml", dialect="runtime")
+    return graph
+
+
+def _plugin_runs(model: ov.Model, feed: dict[str, np.ndarray], tmp_path: Path,
+                 atol: float = 0.0) -> tuple[PluginRun, PluginRun]:
+    """Saves `model` as m.xml, runs lpt (cpu, runtime dialect) into lpt.xml, and asserts the
+    plugin computes the same bits on both (within `atol` when given); returns both runs (outputs
+    and runtime layers)."""
+    ov.save_model(model, tmp_path / "m.xml", compress_to_fp16=False)
+    write_ir(_lpt(tmp_path), tmp_path / "lpt.xml", dialect="runtime")
     original, ours = plugin_run(tmp_path / "m.xml", feed), plugin_run(tmp_path / "lpt.xml", feed)
     assert original.ok and ours.ok, (original.error, ours.error)
     for a, b in zip(original.outputs, ours.outputs, strict=True):
-        assert np.array_equal(a, b), f"max |diff| {np.abs(a - b).max():.3g} of max {np.abs(a).max():.3g}"
+        if atol:
+            np.testing.assert_allclose(b, a, rtol=0, atol=atol)
+        else:
+            assert np.array_equal(a, b), f"max |diff| {np.abs(a - b).max():.3g} of max {np.abs(a).max():.3g}"
     return original, ours
+
+
+def _lpt_like_plugin(tmp_path: Path) -> Graph:
+    """lpt's graph of m.xml, asserted to have the ops and types of the plugin's own model after its
+    LPT (serialize tracing); returned for further checks."""
+    _, plugin_after = plugin_lpt_snapshots(tmp_path / "m.xml", tmp_path)
+    graph = _lpt(tmp_path)
+    write_ir(graph, tmp_path / "lowp.xml", dialect="lowp")
+    assert differences(read_ir(plugin_after), read_ir(tmp_path / "lowp.xml")) == []
+    return graph
 
 
 def _same_as_plugin(model: ov.Model, feed: dict[str, np.ndarray], tmp_path: Path) -> Path:
@@ -328,9 +349,7 @@ def test_a_nearest_upsampling_runs_on_u8_as_in_the_plugin(tmp_path: Path) -> Non
             "y": RNG.normal(0, 1, (1, 8, 12, 12)).astype(np.float32)}
     plugin, _ = _plugin_runs(ov.Model([out], [x, y], "upsample"), feed, tmp_path)
     assert [layer.runtime_precision for layer in plugin.layers if layer.layer_type == "Interpolate"] == ["u8"]
-    graph = read_ir(tmp_path / "m.xml")
-    run_pipeline(graph, load_config("cpu"))
-    (interpolate,) = [n for n in graph if n.type == "Interpolate"]
+    (interpolate,) = [n for n in _lpt(tmp_path) if n.type == "Interpolate"]
     assert interpolate.version == "opset4" and str(interpolate.input_value(0).element_type) == "u8"
 
 
@@ -353,9 +372,7 @@ def test_a_clamp_in_front_of_a_fake_quantize_leaves_as_in_the_plugin(tmp_path: P
     feed = {"x": RNG.normal(0, 1, (1, 8, 6, 6)).astype(np.float32)}
     _same_as_plugin(ov.Model([out], [x], "clamp_fq"), feed, tmp_path)
     _, plugin_after = plugin_lpt_snapshots(tmp_path / "m.xml", tmp_path)
-    graph = read_ir(tmp_path / "m.xml")
-    run_pipeline(graph, load_config("cpu"))
-    clamps = [sum(n.type == "Clamp" for n in g) for g in (read_ir(plugin_after), graph)]
+    clamps = [sum(n.type == "Clamp" for n in g) for g in (read_ir(plugin_after), _lpt(tmp_path))]
     assert clamps[0] == clamps[1]
 
 
@@ -367,14 +384,9 @@ def test_an_attention_in_a_model_without_state_is_decomposed_before_lpt(tmp_path
     q, k, v = (ops.parameter([1, 2, 8, 16], np.float32, name=n) for n in "qkv")
     attention = ops.scaled_dot_product_attention(_fq(q, -1.0, 1.0), _fq(k, -1.0, 1.0), v)
     feed = {n: RNG.uniform(-1, 1, (1, 2, 8, 16)).astype(np.float32) for n in "qkv"}
-    ov.save_model(ov.Model([attention], [q, k, v], "sdpa"), tmp_path / "m.xml", compress_to_fp16=False)
-    written = read_ir(tmp_path / "m.xml")
-    run_pipeline(written, load_config("cpu"))
-    write_ir(written, tmp_path / "lpt.xml", dialect="runtime")
-    original, ours = plugin_run(tmp_path / "m.xml", feed), plugin_run(tmp_path / "lpt.xml", feed)
-    assert original.ok and ours.ok, (original.error, ours.error)
     # not bit-exact: the plugin's attention kernel differs in the last bit (8.9e-8 of 0.54)
-    np.testing.assert_allclose(ours.outputs[0], original.outputs[0], rtol=0, atol=1e-6)
+    _plugin_runs(ov.Model([attention], [q, k, v], "sdpa"), feed, tmp_path, atol=1e-6)
+    written = _lpt(tmp_path)
     _, plugin_after = plugin_lpt_snapshots(tmp_path / "m.xml", tmp_path)
     precisions = [sorted(str(n.output().element_type) for n in g if n.type == "FakeQuantize")
                   for g in (read_ir(plugin_after), written)]
@@ -391,14 +403,8 @@ def test_a_boolean_attention_mask_keeps_the_keys_it_marks_true(tmp_path: Path) -
     attention = ops.scaled_dot_product_attention(_fq(q, -1.0, 1.0), _fq(k, -1.0, 1.0), v, keep)
     feed: dict[str, np.ndarray] = {n: RNG.uniform(-1, 1, (1, 2, 8, 16)).astype(np.float32) for n in "qkv"}
     feed["keep"] = np.arange(8).reshape(1, 1, 1, 8) < 5  # five tokens, three of padding
-    ov.save_model(ov.Model([attention], [q, k, v, keep], "masked_sdpa"), tmp_path / "m.xml", compress_to_fp16=False)
-    written = read_ir(tmp_path / "m.xml")
-    run_pipeline(written, load_config("cpu"))
-    write_ir(written, tmp_path / "lpt.xml", dialect="runtime")
-    original, ours = plugin_run(tmp_path / "m.xml", feed), plugin_run(tmp_path / "lpt.xml", feed)
-    assert original.ok and ours.ok, (original.error, ours.error)
     # not bit-exact on so small a model: the plugin's attention kernel differs in the last bit
-    np.testing.assert_allclose(ours.outputs[0], original.outputs[0], rtol=0, atol=1e-6)
+    _plugin_runs(ov.Model([attention], [q, k, v, keep], "masked_sdpa"), feed, tmp_path, atol=1e-6)
 
 
 def test_divides_and_subtracts_reach_lpt_as_the_plugin_s_multiplies_and_adds(tmp_path: Path) -> None:
@@ -412,11 +418,7 @@ def test_divides_and_subtracts_reach_lpt_as_the_plugin_s_multiplies_and_adds(tmp
     feed = {n: RNG.uniform(0.5, 2, (1, 4, 8)).astype(np.float32) for n in "xy"}
     written = _same_as_plugin(ov.Model(outputs, [x, y], "arithmetic"), feed, tmp_path)
     assert not any(n.type in ("Divide", "Subtract") for n in read_ir(written))
-    _, plugin_after = plugin_lpt_snapshots(tmp_path / "m.xml", tmp_path)
-    graph = read_ir(tmp_path / "m.xml")
-    run_pipeline(graph, load_config("cpu"))
-    write_ir(graph, tmp_path / "lowp.xml", dialect="lowp")
-    assert differences(read_ir(plugin_after), read_ir(tmp_path / "lowp.xml")) == []
+    _lpt_like_plugin(tmp_path)
 
 
 def test_a_layer_norm_the_cpu_kernel_cannot_run_reaches_lpt_decomposed(tmp_path: Path) -> None:
@@ -432,9 +434,4 @@ def test_a_layer_norm_the_cpu_kernel_cannot_run_reaches_lpt_decomposed(tmp_path:
     written = _same_as_plugin(ov.Model([out], [x], "layer_norm"), feed, tmp_path)
     # the runtime dialect writes the MVN back for the plugin to decompose; LPT worked on its parts
     assert [n.type for n in read_ir(written) if n.type == "MVN"] == ["MVN"]
-    _, plugin_after = plugin_lpt_snapshots(tmp_path / "m.xml", tmp_path)
-    graph = read_ir(tmp_path / "m.xml")
-    run_pipeline(graph, load_config("cpu"))
-    assert not any(n.type == "MVN" for n in graph)
-    write_ir(graph, tmp_path / "lowp.xml", dialect="lowp")
-    assert differences(read_ir(plugin_after), read_ir(tmp_path / "lowp.xml")) == []
+    assert not any(n.type == "MVN" for n in _lpt_like_plugin(tmp_path))

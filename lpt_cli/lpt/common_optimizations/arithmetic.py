@@ -16,37 +16,13 @@ and activations alike). The new ops take the replaced op's name.
 """
 from __future__ import annotations
 
-from collections import deque
-
 import numpy as np
 
 from ...ir import Graph, Node, Output
 from ...ir.eltypes import COMPRESSED_WEIGHT_TYPES
-from ...ir.op_facts import SHAPE_VALUE_INPUTS
-from ..surgery.constants import cast, remove_unused
+from ..surgery.constants import cast, replace_output
 from .nop_elimination import neutral_operand
-
-
-def _shape_path_divides(graph: Graph) -> set[int]:
-    """The ids of the Divides upstream of a shape-reading input, not beyond a ShapeOf."""
-    marked: set[int] = set()
-    seen: set[int] = set()
-    for node in graph:
-        for index in SHAPE_VALUE_INPUTS.get(node.type, ()):
-            if index >= len(node.inputs):
-                continue
-            queue = deque([node.input_node(index)])
-            while queue:
-                current = queue.popleft()
-                if current.id in seen:
-                    continue
-                seen.add(current.id)
-                if current.type == "ShapeOf":
-                    continue
-                if current.type == "Divide":
-                    marked.add(current.id)
-                queue.extend(slot.source.node for slot in current.inputs)
-    return marked
+from .shape_folding import shape_path
 
 
 def _dequantization_subtract(node: Node) -> bool:
@@ -54,16 +30,6 @@ def _dequantization_subtract(node: Node) -> bool:
     return (convert.type == "Convert" and len(convert.output().uses) == 1
             and convert.input_value(0).element_type in COMPRESSED_WEIGHT_TYPES
             and any(use.node.type == "Multiply" and use.index == 0 for use in node.output().uses))
-
-
-def _replace(node: Node, value: Output) -> None:
-    """`value` takes `node`'s consumers, tensor names and friendly name."""
-    out, name = node.output(), node.name
-    names, out.names = out.names, None
-    out.replace_all_uses_with(value)
-    value.names = names
-    remove_unused(node)
-    node.graph.rename(value.node, name)
 
 
 def _binary(graph: Graph, op_type: str, a: Output, b: Output, like: Output) -> Output:
@@ -85,17 +51,17 @@ def _with_constant(graph: Graph, op_type: str, value: Output, operand: float) ->
 
 def convert_divide(graph: Graph) -> int:
     """Every Divide of real numbers off the shape paths becomes `a * Power(b, -1)`; returns how many."""
-    kept = _shape_path_divides(graph)
+    kept = shape_path(graph)  # MarkDividesInShapeSubgraphs
     converted = 0
     for node in list(graph.topological_order()):
-        if node.type != "Divide" or not node.alive or node.id in kept or not node.input_value(0).element_type.is_real:
+        if node.type != "Divide" or not node.alive or id(node) in kept or not node.input_value(0).element_type.is_real:
             continue
         dividend = node.input_value(0)
         inverse = _with_constant(graph, "Power", node.input_value(1), -1.0)
         if neutral_operand("Multiply", dividend, inverse):  # 1 / b: the Power alone
-            _replace(node, inverse)
+            replace_output(node, inverse)
         else:
-            _replace(node, _binary(graph, "Multiply", dividend, inverse, node.output()))
+            replace_output(node, _binary(graph, "Multiply", dividend, inverse, node.output()))
         converted += 1
     return converted
 
@@ -108,6 +74,6 @@ def convert_subtract(graph: Graph) -> int:
                 or not node.input_value(1).element_type.is_signed:
             continue
         negated = _with_constant(graph, "Multiply", node.input_value(1), -1.0)
-        _replace(node, _binary(graph, "Add", node.input_value(0), negated, node.output()))
+        replace_output(node, _binary(graph, "Add", node.input_value(0), negated, node.output()))
         converted += 1
     return converted

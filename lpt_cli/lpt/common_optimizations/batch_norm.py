@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...ir import Graph, Node, Output
-from ..surgery.constants import remove_unused
+from ..surgery.constants import replace_output
 
 
 def _operands(node: Node) -> tuple[Output, int, list[np.ndarray]] | None:
@@ -44,12 +44,7 @@ def _decompose(graph: Graph, node: Node) -> bool:
         operand = graph.add_constant(constant, data.element_type).output()
         value = graph.add_node(op, [value, operand], outputs=[(data.element_type, out.shape)],
                                attrs={"auto_broadcast": "numpy"}).output()
-    names, out.names = out.names, None
-    out.replace_all_uses_with(value)
-    value.names = names
-    name = node.name
-    remove_unused(node)
-    graph.rename(value.node, name)
+    replace_output(node, value)
     return True
 
 

@@ -26,7 +26,7 @@ import numpy as np
 
 from ...ir import Graph, Node, Output
 from ...ir.legalize import DECOMPOSED_MVN, DecomposedMvn
-from ..surgery.constants import remove_unused
+from ..surgery.constants import replace_output
 
 DECOMPOSED_BY_PLUGIN = "DecomposedByPlugin"  # node annotation: the plugin replaces the op before LPT
 
@@ -97,12 +97,7 @@ def _decompose(graph: Graph, mvn: Node) -> None:
             root = _op(graph, "Add", [_op(graph, "Sqrt", [variance], mean), eps], mean, auto_broadcast="numpy")
         last = _op(graph, "Divide", [centred, root], out, auto_broadcast="numpy", m_pythondiv="true")
     last.node.annotations[DECOMPOSED_MVN] = DecomposedMvn(dict(mvn.attrs), mvn.input_node(1).constant_data)
-    names, out.names = out.names, None
-    out.replace_all_uses_with(last)
-    last.names = names
-    name = mvn.name
-    remove_unused(mvn)
-    graph.rename(last.node, name)
+    replace_output(mvn, last)
 
 
 def _axes(mvn: Node) -> set[int]:

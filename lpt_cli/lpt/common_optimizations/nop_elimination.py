@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...ir import Graph, Node, Output
-from ..surgery.constants import remove_unused
+from ..surgery.constants import remove_unused, replace_output
 
 _RESHAPES = ("Reshape", "Squeeze", "Unsqueeze")
 
@@ -116,12 +116,6 @@ def squeezes_to_reshapes(graph: Graph) -> int:
             target = graph.add_constant(np.array(shape, np.int64)).output()
             reshape = graph.add_node("Reshape", [data, target], outputs=[(node.output().element_type, shape)],
                                      attrs={"special_zero": "false"})
-            out = node.output()
-            names, out.names = out.names, None
-            out.replace_all_uses_with(reshape.output())
-            reshape.output().names = names
-            name = node.name
-            remove_unused(node)
-            graph.rename(reshape, name)
+            replace_output(node, reshape.output())
         replaced += 1
     return replaced

@@ -105,10 +105,11 @@ def _known(values: dict[int, Partial], value: Output) -> Partial | None:
     return values.get(id(value))
 
 
-def _bound_evaluated(graph: Graph) -> set[int]:
-    """The nodes (by id) whose output bounds OpenVINO evaluates while validating the model: every
-    node upstream of an input that shape inference reads as a value, up to a ShapeOf (whose bounds
-    come from its input's shape, not from its input's values)."""
+def shape_path(graph: Graph) -> set[int]:
+    """The nodes (by Python `id`) whose output bounds OpenVINO evaluates while validating the
+    model: every node upstream of an input that shape inference reads as a value, up to a ShapeOf
+    (whose bounds come from its input's shape, not from its input's values). The same walk marks
+    the Divides ConvertDivide leaves (MarkDividesInShapeSubgraphs)."""
     seen: set[int] = set()
     stack = [slot.source.node for node in graph if node.type in SHAPE_VALUE_INPUTS
              for index in SHAPE_VALUE_INPUTS[node.type] if index < len(node.inputs)
@@ -127,7 +128,7 @@ def fold_shape_subgraphs(graph: Graph) -> int:
     """Replaces the integer values that static dimensions determine by Constants, where OpenVINO's
     folding does; returns how many."""
     values: dict[int, Partial] = {}
-    evaluated = _bound_evaluated(graph)
+    evaluated = shape_path(graph)
     folded = 0
     for node in graph.topological_order():
         if not node.alive or len(node.outputs) != 1 or node.output().element_type.is_real:

@@ -146,6 +146,17 @@ def fold_constant_subgraphs(graph: Graph) -> int:
     return folded
 
 
+def replace_output(node: Node, value: Output) -> None:
+    """`value` takes `node`'s consumers, tensor names and friendly name; `node` and what only fed
+    it go (ov::replace_node with the friendly name copied, as the decompositions do)."""
+    out, name = node.output(), node.name
+    names, out.names = out.names, None
+    out.replace_all_uses_with(value)
+    value.names = names
+    remove_unused(node)
+    node.graph.rename(value.node, name)
+
+
 def remove_unused(node: Node) -> None:
     """Deletes `node` if nothing consumes it, then its producers that became unused."""
     stack = [node]
